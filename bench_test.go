@@ -1,0 +1,48 @@
+package payments_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/pixfoundry/payments"
+)
+
+// eachStoreB runs a benchmark once per store driver, each on a fresh Service.
+func eachStoreB(b *testing.B, fn func(b *testing.B, e env)) {
+	for _, st := range stores {
+		b.Run(st.name, func(b *testing.B) { fn(b, newEnv(b, st.open(b))) })
+	}
+}
+
+func BenchmarkCreateCustomer(b *testing.B) {
+	eachStoreB(b, func(b *testing.B, e env) {
+		b.ReportAllocs()
+		for i := 0; b.Loop(); i++ {
+			_, err := e.svc.CreateCustomer(ctx, payments.CreateCustomerParams{
+				Name: "Bench", Email: "bench@example.com", CorrelationID: fmt.Sprintf("c%d", i),
+			})
+			if err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+func BenchmarkGetCustomer(b *testing.B) {
+	eachStoreB(b, func(b *testing.B, e env) {
+		const n = 1000
+		for i := range n {
+			if _, err := e.svc.CreateCustomer(ctx, payments.CreateCustomerParams{
+				Name: "Bench", Email: "bench@example.com", CorrelationID: fmt.Sprintf("c%d", i),
+			}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportAllocs()
+		for i := 0; b.Loop(); i++ {
+			if _, err := e.svc.GetCustomer(ctx, fmt.Sprintf("c%d", i%n)); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

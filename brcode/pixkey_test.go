@@ -1,0 +1,134 @@
+package brcode
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/matryer/is"
+)
+
+func TestParseKeyType(t *testing.T) {
+	is := is.New(t)
+	for in, want := range map[string]KeyType{
+		"CPF": KeyCPF, "cnpj": KeyCNPJ, "Email": KeyEmail, "PHONE": KeyPhone,
+		"EVP": KeyEVP, "RANDOM": KeyEVP, "random": KeyEVP, " evp ": KeyEVP,
+	} {
+		got, err := ParseKeyType(in)
+		is.NoErr(err)       // known names parse
+		is.Equal(got, want) // and map to the DICT type
+	}
+	_, err := ParseKeyType("UUID")
+	is.True(errors.Is(err, ErrInvalidKey)) // unknown names are refused
+	_, err = ParseKeyType("")
+	is.True(err != nil) // empty is not a type
+}
+
+func TestNormalizeKey(t *testing.T) {
+	ok := []struct {
+		key  string
+		typ  KeyType
+		want string
+	}{
+		{"529.982.247-25", KeyCPF, "52998224725"},
+		{"52998224725", KeyCPF, "52998224725"},
+		{"11.222.333/0001-81", KeyCNPJ, "11222333000181"},
+		{"12.abc.345/01de-35", KeyCNPJ, "12ABC34501DE35"},
+		{"+5561912345678", KeyPhone, "+5561912345678"},
+		{"5561912345678", KeyPhone, "+5561912345678"},
+		{"+55 (61) 91234-5678", KeyPhone, "+5561912345678"},
+		{"55 61 91234 5678", KeyPhone, "+5561912345678"},
+		{"Fulano.Tal+pix@Example.COM", KeyEmail, "fulano.tal+pix@example.com"},
+		{"thalesog@me.com", KeyEmail, "thalesog@me.com"},
+		{"123E4567-E12B-12D1-A456-426655440000", KeyEVP, "123e4567-e12b-12d1-a456-426655440000"},
+		{" 123e4567-e12b-12d1-a456-426655440000 ", KeyEVP, "123e4567-e12b-12d1-a456-426655440000"},
+	}
+	for _, tc := range ok {
+		t.Run("OK/"+string(tc.typ)+"/"+tc.key, func(t *testing.T) {
+			is := is.New(t)
+			got, err := NormalizeKey(tc.key, tc.typ)
+			is.NoErr(err)          // valid key of that type
+			is.Equal(got, tc.want) // DICT canonical form
+		})
+	}
+
+	long := strings.Repeat("a", 70) + "@exa.com" // 78 chars
+	bad := []struct {
+		key    string
+		typ    KeyType
+		reason string
+	}{
+		{"12345678900", KeyCPF, "check digits"},                  // N22's key
+		{"11222333000181", KeyCPF, "got a CNPJ"},                 // right tax ID, wrong type
+		{"52998224725", KeyCNPJ, "got a CPF"},                    // idem
+		{"11111111111", KeyCPF, "all digits equal"},              // repeated digits
+		{"+556191234567", KeyPhone, "phone"},                     // 8-digit number
+		{"+5501912345678", KeyPhone, "phone"},                    // area code with 0
+		{"+5561812345678", KeyPhone, "phone"},                    // mobile must start with 9
+		{"61912345678", KeyPhone, "phone"},                       // no country code
+		{"+14155552671", KeyPhone, "phone"},                      // not Brazil
+		{"fulano", KeyEmail, "malformed"},                        // no @
+		{"fulano@", KeyEmail, "malformed"},                       // no domain
+		{"ful ano@example.com", KeyEmail, "malformed"},           // space
+		{long, KeyEmail, "longer than 77"},                       // DICT limit
+		{"123e4567e12b12d1a456426655440000", KeyEVP, "UUID"},     // no hyphens
+		{"123e4567-e12b-12d1-a456-42665544000g", KeyEVP, "UUID"}, // not hex
+		{"", KeyEVP, "empty"},                                    // empty
+		{"52998224725", "RG", "unknown key type"},                // bad type
+	}
+	for _, tc := range bad {
+		t.Run("Err/"+string(tc.typ)+"/"+tc.key, func(t *testing.T) {
+			is := is.New(t)
+			_, err := NormalizeKey(tc.key, tc.typ)
+			is.True(err != nil)                               // must be refused
+			is.True(errors.Is(err, ErrInvalidKey))            // callers branch on the sentinel
+			is.True(strings.Contains(err.Error(), tc.reason)) // the error says why
+		})
+	}
+}
+
+func TestDetectKey(t *testing.T) {
+	ok := []struct {
+		key  string
+		typ  KeyType
+		want string
+	}{
+		{"+5561912345678", KeyPhone, "+5561912345678"},
+		{"5561912345678", KeyPhone, "+5561912345678"},
+		{"(61) 91234-5678", "", ""}, // phone-looking but no country code: error below
+		{"Fulano@Example.com", KeyEmail, "fulano@example.com"},
+		{"a+b@example.com", KeyEmail, "a+b@example.com"}, // '@' wins over '+'
+		{"123e4567-e12b-12d1-a456-426655440000", KeyEVP, "123e4567-e12b-12d1-a456-426655440000"},
+		{"52998224725", KeyCPF, "52998224725"},
+		{"529.982.247-25", KeyCPF, "52998224725"},
+		{"11222333000181", KeyCNPJ, "11222333000181"},
+		{"12ABC34501DE35", KeyCNPJ, "12ABC34501DE35"},
+	}
+	for _, tc := range ok {
+		t.Run(tc.key, func(t *testing.T) {
+			is := is.New(t)
+			typ, got, err := DetectKey(tc.key)
+			if tc.typ == "" {
+				is.True(err != nil) // ambiguous or invalid input is refused
+				return
+			}
+			is.NoErr(err)          // detectable key
+			is.Equal(typ, tc.typ)  // guessed type
+			is.Equal(got, tc.want) // canonical form
+		})
+	}
+
+	for _, key := range []string{
+		"12345678900",    // 11 digits, bad CPF DV (N22)
+		"12ABC34501DE36", // CNPJ bad DV
+		"hello",          // nothing
+		"",               // empty
+		"66756C616E6F32303139406578616D706C652E636F6D", // L03's placeholder key
+	} {
+		t.Run("Err/"+key, func(t *testing.T) {
+			is := is.New(t)
+			_, _, err := DetectKey(key)
+			is.True(errors.Is(err, ErrInvalidKey)) // refused with the key sentinel
+		})
+	}
+}

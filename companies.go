@@ -1,0 +1,158 @@
+package payments
+
+import (
+	"context"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/pixfoundry/payments/brcode"
+	"github.com/pixfoundry/payments/store"
+)
+
+// Companies live outside every company's space, in the system space.
+const (
+	systemSpace     = "_system"
+	collCompanies   = "companies"
+	defaultCompName = "Default Company"
+	defaultCity     = "SAO PAULO"
+)
+
+// Company is a tenant: it owns accounts, applications, customers, charges and the rest.
+// Its receiving identity (Pix key, merchant name and city) is what its BR Codes encode.
+type Company struct {
+	ID           string    `json:"id"`
+	Name         string    `json:"name"`
+	TaxID        *TaxID    `json:"taxID,omitempty"`
+	Partner      bool      `json:"isPartner"`
+	PartnerID    string    `json:"partnerID,omitempty"` // the partner that pre-registered it
+	PixKey       string    `json:"pixKey"`
+	MerchantName string    `json:"merchantName"`
+	MerchantCity string    `json:"merchantCity"`
+	CreatedAt    time.Time `json:"createdAt"`
+	UpdatedAt    time.Time `json:"updatedAt"`
+}
+
+// CompanyParams describe a company being created. Empty fields take defaults: a random
+// (EVP) Pix key, the company name as merchant name, and the city "SAO PAULO".
+type CompanyParams struct {
+	Name         string
+	TaxID        string
+	Partner      bool
+	PixKey       string
+	MerchantName string
+	MerchantCity string
+}
+
+func (p CompanyParams) build(id string, now time.Time) (Company, error) {
+	name, err := cleanString("name", p.Name, 200)
+	if err != nil {
+		return Company{}, err
+	}
+	if name == "" {
+		name = defaultCompName
+	}
+	c := Company{ID: id, Name: name, Partner: p.Partner, CreatedAt: now, UpdatedAt: now}
+	if p.TaxID != "" {
+		if c.TaxID, err = parseTaxID("taxID", p.TaxID); err != nil {
+			return Company{}, err
+		}
+	}
+	c.PixKey = p.PixKey
+	if c.PixKey == "" {
+		c.PixKey = uuid.NewString()
+	}
+	if _, c.PixKey, err = brcode.DetectKey(c.PixKey); err != nil {
+		return Company{}, invalid("pixKey", "pixKey is not a valid Pix key: %v", err)
+	}
+	if c.MerchantName, err = cleanString("merchantName", p.MerchantName, 200); err != nil {
+		return Company{}, err
+	}
+	if c.MerchantName == "" {
+		c.MerchantName = name
+	}
+	if c.MerchantCity, err = cleanString("merchantCity", p.MerchantCity, 200); err != nil {
+		return Company{}, err
+	}
+	if c.MerchantCity == "" {
+		c.MerchantCity = defaultCity
+	}
+	return c, nil
+}
+
+// ensureDefaultCompany creates the default company on first open.
+func (s *Service) ensureDefaultCompany(ctx context.Context, p CompanyParams) error {
+	if p.Name == "" {
+		p.Name = defaultCompName
+	}
+	return s.update(ctx, func(t *txn) error {
+		if _, err := t.tx.Get(collCompanies, systemSpace, DefaultCompanyID); err == nil {
+			return nil
+		}
+		if !p.Partner {
+			p.Partner = true // the default company may pre-register others
+		}
+		_, err := t.createCompany(DefaultCompanyID, p)
+		return err
+	})
+}
+
+// createCompany stores a new company with its default account.
+func (t *txn) createCompany(id string, p CompanyParams) (Company, error) {
+	c, err := p.build(id, t.now)
+	if err != nil {
+		return Company{}, err
+	}
+	r, err := encode(id, c, nil, []store.Index{byCreation(t.now)})
+	if err != nil {
+		return Company{}, err
+	}
+	if err := t.tx.Insert(collCompanies, systemSpace, r); err != nil {
+		return Company{}, storeErr(err, "company")
+	}
+	return c, nil
+}
+
+// GetCompany returns the company this Service acts for.
+func (s *Service) GetCompany(ctx context.Context) (Company, error) {
+	var c Company
+	err := s.view(ctx, func(t *txn) error {
+		r, err := t.tx.Get(collCompanies, systemSpace, s.company)
+		if err != nil {
+			return storeErr(err, "company")
+		}
+		return decode(r, &c)
+	})
+	return c, err
+}
+
+// CreateCompany creates a new company registered by this one, which must be a partner.
+// The new company starts with no data of its own; act for it with Company.
+func (s *Service) CreateCompany(ctx context.Context, p CompanyParams) (Company, error) {
+	var c Company
+	err := s.update(ctx, func(t *txn) error {
+		var me Company
+		r, err := t.tx.Get(collCompanies, systemSpace, s.company)
+		if err != nil {
+			return storeErr(err, "company")
+		}
+		if err := decode(r, &me); err != nil {
+			return err
+		}
+		if !me.Partner {
+			return &Error{Code: EFORBIDDEN, Message: "only partner companies may register other companies"}
+		}
+		p.Partner = false
+		c, err = t.createCompany(s.core.newID(), p)
+		if err != nil {
+			return err
+		}
+		c.PartnerID = s.company
+		r, err = encode(c.ID, c, nil, []store.Index{byCreation(t.now)})
+		if err != nil {
+			return err
+		}
+		return storeErr(t.tx.Put(collCompanies, systemSpace, r), "company")
+	})
+	return c, err
+}

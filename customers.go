@@ -1,0 +1,252 @@
+package payments
+
+import (
+	"context"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/pixfoundry/payments/store"
+)
+
+const collCustomers = "customers"
+
+// Customer is a payer the company knows. Identified by its correlationID (generated when
+// not given) and, when it has one, by its tax ID: both are unique within the company.
+type Customer struct {
+	ID            string    `json:"-"`
+	Name          string    `json:"name"`
+	Email         string    `json:"email,omitempty"`
+	Phone         string    `json:"phone,omitempty"`
+	TaxID         *TaxID    `json:"taxID,omitempty"`
+	CorrelationID string    `json:"correlationID"`
+	Address       *Address  `json:"address,omitempty"`
+	CreatedAt     time.Time `json:"createdAt"`
+	UpdatedAt     time.Time `json:"updatedAt"`
+}
+
+// Address is a postal address. Fields are free text of at most 200 characters.
+type Address struct {
+	Zipcode      string `json:"zipcode,omitempty"`
+	Street       string `json:"street,omitempty"`
+	Number       string `json:"number,omitempty"`
+	Neighborhood string `json:"neighborhood,omitempty"`
+	City         string `json:"city,omitempty"`
+	State        string `json:"state,omitempty"`
+	Complement   string `json:"complement,omitempty"`
+	Country      string `json:"country,omitempty"`
+}
+
+// CreateCustomerParams create a customer: a name plus at least one of tax ID, e-mail and
+// phone. TaxID is a CPF or CNPJ, masked or not; CorrelationID defaults to a new UUID.
+type CreateCustomerParams struct {
+	Name          string
+	TaxID         string
+	Email         string
+	Phone         string
+	CorrelationID string
+	Address       *Address
+}
+
+// CustomerUpdate changes a customer; nil fields stay as they are.
+type CustomerUpdate struct {
+	Name    *string
+	TaxID   *string
+	Email   *string
+	Phone   *string
+	Address *Address
+}
+
+// customer builds a validated customer; field names are prefixed with prefix
+// ("" or "customer.") so that a charge's errors point into its customer object.
+func (p CreateCustomerParams) customer(prefix string, now time.Time) (Customer, error) {
+	c := Customer{CreatedAt: now, UpdatedAt: now}
+	var err error
+	if c.CorrelationID, err = cleanCorrelationID(prefix+"correlationID", p.CorrelationID, false); err != nil {
+		return Customer{}, err
+	}
+	if c.CorrelationID == "" {
+		c.CorrelationID = uuid.NewString()
+	}
+	u := CustomerUpdate{Name: &p.Name, TaxID: &p.TaxID, Email: &p.Email, Phone: &p.Phone, Address: p.Address}
+	if err := u.apply(prefix, &c); err != nil {
+		return Customer{}, err
+	}
+	return c, nil
+}
+
+// apply validates the update's fields and writes them into c, then checks the whole.
+func (u CustomerUpdate) apply(prefix string, c *Customer) error {
+	var err error
+	if u.Name != nil {
+		if c.Name, err = cleanString(prefix+"name", *u.Name, 200); err != nil {
+			return err
+		}
+	}
+	if u.TaxID != nil {
+		c.TaxID = nil
+		if *u.TaxID != "" {
+			if c.TaxID, err = parseTaxID(prefix+"taxID", *u.TaxID); err != nil {
+				return err
+			}
+		}
+	}
+	if u.Email != nil {
+		if c.Email, err = cleanEmail(prefix+"email", *u.Email); err != nil {
+			return err
+		}
+	}
+	if u.Phone != nil {
+		if c.Phone, err = cleanPhone(prefix+"phone", *u.Phone); err != nil {
+			return err
+		}
+	}
+	if u.Address != nil {
+		if c.Address, err = u.Address.clean(prefix + "address."); err != nil {
+			return err
+		}
+	}
+	if c.Name == "" {
+		return invalid(prefix+"name", "%sname is required", prefix)
+	}
+	if c.TaxID == nil && c.Email == "" && c.Phone == "" {
+		return invalid(prefix+"taxID", "%s needs a taxID, an email or a phone besides the name", customerNoun(prefix))
+	}
+	return nil
+}
+
+func customerNoun(prefix string) string {
+	if prefix == "" {
+		return "customer"
+	}
+	return prefix[:len(prefix)-1]
+}
+
+func (a *Address) clean(prefix string) (*Address, error) {
+	out := *a
+	for _, f := range []struct {
+		name string
+		v    *string
+	}{
+		{"zipcode", &out.Zipcode}, {"street", &out.Street}, {"number", &out.Number},
+		{"neighborhood", &out.Neighborhood}, {"city", &out.City}, {"state", &out.State},
+		{"complement", &out.Complement}, {"country", &out.Country},
+	} {
+		v, err := cleanString(prefix+f.name, *f.v, 200)
+		if err != nil {
+			return nil, err
+		}
+		*f.v = v
+	}
+	if out == (Address{}) {
+		return nil, nil
+	}
+	return &out, nil
+}
+
+func (c Customer) keys() []string {
+	keys := []string{"correlationID:" + c.CorrelationID}
+	if c.TaxID != nil {
+		keys = append(keys, "taxID:"+c.TaxID.TaxID)
+	}
+	return keys
+}
+
+func (c Customer) indexes() []store.Index { return []store.Index{byCreation(c.CreatedAt)} }
+
+// CreateCustomer creates a customer. A correlationID or tax ID already used by another
+// customer of the company is a conflict.
+func (s *Service) CreateCustomer(ctx context.Context, p CreateCustomerParams) (Customer, error) {
+	var c Customer
+	err := s.update(ctx, func(t *txn) error {
+		var err error
+		c, err = t.createCustomer("", p)
+		return err
+	})
+	return c, err
+}
+
+func (t *txn) createCustomer(prefix string, p CreateCustomerParams) (Customer, error) {
+	c, err := p.customer(prefix, t.now)
+	if err != nil {
+		return Customer{}, err
+	}
+	c.ID = t.svc.core.newID()
+	if err := t.insert(collCustomers, c.ID, "customer", c, c.keys(), c.indexes()); err != nil {
+		return Customer{}, t.customerConflict(err, prefix, c)
+	}
+	return c, nil
+}
+
+// customerConflict names the unique field that is taken.
+func (t *txn) customerConflict(err error, prefix string, c Customer) error {
+	if ErrorCode(err) != ECONFLICT {
+		return err
+	}
+	if r, err := t.tx.GetByKey(collCustomers, t.company, "correlationID:"+c.CorrelationID); err == nil && r.ID != c.ID {
+		return conflict(prefix+"correlationID", "a customer with correlationID %q already exists", c.CorrelationID)
+	}
+	return conflict(prefix+"taxID", "a customer with taxID %s already exists", c.TaxID.TaxID)
+}
+
+// GetCustomer returns the customer with the correlationID or tax ID id.
+func (s *Service) GetCustomer(ctx context.Context, id string) (Customer, error) {
+	var c Customer
+	err := s.view(ctx, func(t *txn) error {
+		var err error
+		c, err = t.findCustomer(id)
+		return err
+	})
+	return c, err
+}
+
+func (t *txn) findCustomer(id string) (Customer, error) {
+	var c Customer
+	rid, err := t.getByKey(collCustomers, "correlationID:"+id, "customer", &c)
+	if ok, err2 := found(err); err2 != nil || ok {
+		c.ID = rid
+		return c, err2
+	}
+	if tid, _, err := parseTaxIDQuiet(id); err == nil {
+		rid, err = t.getByKey(collCustomers, "taxID:"+tid, "customer", &c)
+		c.ID = rid
+		return c, err
+	}
+	return Customer{}, notFound("customer not found")
+}
+
+// ListCustomers returns the company's customers, newest first.
+func (s *Service) ListCustomers(ctx context.Context, p ListParams) ([]Customer, PageInfo, error) {
+	p, err := p.check()
+	if err != nil {
+		return nil, PageInfo{}, err
+	}
+	var out []Customer
+	var total int
+	err = s.view(ctx, func(t *txn) error {
+		out, total, err = list(t, collCustomers, p.query(indexAll), func(c *Customer, id string) { c.ID = id })
+		return err
+	})
+	return out, p.info(total), err
+}
+
+// UpdateCustomer changes the customer with correlationID; fields left nil stay unchanged.
+func (s *Service) UpdateCustomer(ctx context.Context, correlationID string, u CustomerUpdate) (Customer, error) {
+	var c Customer
+	err := s.update(ctx, func(t *txn) error {
+		rid, err := t.getByKey(collCustomers, "correlationID:"+correlationID, "customer", &c)
+		if err != nil {
+			return err
+		}
+		c.ID = rid
+		if err := u.apply("", &c); err != nil {
+			return err
+		}
+		c.UpdatedAt = t.now
+		if err := t.put(collCustomers, c.ID, "customer", c, c.keys(), c.indexes()); err != nil {
+			return t.customerConflict(err, "", c)
+		}
+		return nil
+	})
+	return c, err
+}

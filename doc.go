@@ -1,0 +1,14 @@
+// Package payments is a Pix payment platform as an embeddable library: charges with BR
+// Codes and QR images, customers, refunds, static QR codes, transactions, accounts and
+// subaccounts with balances, and the rest of the OpenPix/Woovi API, on an embedded bbolt
+// file (or any store.Store) with no server to run.
+//
+// A Service acts for one company. Open and New return the Service of the default company;
+// Company returns another company's. Every method is one store transaction: it either
+// happens whole, or not at all. Money is int64 centavos everywhere.
+//
+// Errors are *Error values with a Code (EINVALID, ENOTFOUND, ECONFLICT, ...) and, for bad
+// input, the offending Field; branch on ErrorCode, never on messages.
+//
+// Time comes from Options.Clock; tests pass a *ManualClock and move it instead of sleeping.
+package payments

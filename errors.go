@@ -1,0 +1,124 @@
+package payments
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/pixfoundry/payments/store"
+)
+
+// Code classifies an error. Callers branch on codes, never on messages.
+// The set is small and only grows.
+type Code string
+
+// Error codes.
+const (
+	EINVALID        Code = "invalid"             // bad input; Field names it
+	ENOTFOUND       Code = "not_found"           // no such record in the caller's company
+	ECONFLICT       Code = "conflict"            // a unique value (correlationID, tax ID) is taken
+	EUNAUTHORIZED   Code = "unauthorized"        // no or unknown credentials
+	EFORBIDDEN      Code = "forbidden"           // credentials valid, operation not allowed
+	EPRECONDITION   Code = "failed_precondition" // the state does not allow it (no balance, expired charge)
+	EINTERNAL       Code = "internal"            // anything else; details go to the log, not the caller
+	ENOTIMPLEMENTED Code = "not_implemented"     // an operation this version does not offer yet
+)
+
+// Error is the one error type of the package. Message is safe to show to the caller;
+// the wrapped cause of an internal error is for logs only.
+type Error struct {
+	Code    Code
+	Field   string // the offending input field, e.g. "customer.taxID"
+	Message string
+	cause   error
+}
+
+func (e *Error) Error() string {
+	if e.cause != nil {
+		return e.Message + ": " + e.cause.Error()
+	}
+	return e.Message
+}
+
+// Unwrap returns the cause, if any.
+func (e *Error) Unwrap() error { return e.cause }
+
+// ErrorCode returns the code of err: "" for nil, the Code of an *Error, and EINTERNAL for
+// any foreign error.
+func ErrorCode(err error) Code {
+	var e *Error
+	switch {
+	case err == nil:
+		return ""
+	case errors.As(err, &e):
+		return e.Code
+	default:
+		return EINTERNAL
+	}
+}
+
+// ErrorField returns the offending field of err, or "".
+func ErrorField(err error) string {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Field
+	}
+	return ""
+}
+
+// ErrorMessage returns the message of err that is safe to show a caller: foreign errors
+// become "internal error".
+func ErrorMessage(err error) string {
+	var e *Error
+	switch {
+	case err == nil:
+		return ""
+	case errors.As(err, &e) && e.Code != EINTERNAL:
+		return e.Message
+	default:
+		return "internal error"
+	}
+}
+
+func invalid(field, format string, args ...any) *Error {
+	return &Error{Code: EINVALID, Field: field, Message: fmt.Sprintf(format, args...)}
+}
+
+func notFound(format string, args ...any) *Error {
+	return &Error{Code: ENOTFOUND, Message: fmt.Sprintf(format, args...)}
+}
+
+func conflict(field, format string, args ...any) *Error {
+	return &Error{Code: ECONFLICT, Field: field, Message: fmt.Sprintf(format, args...)}
+}
+
+func precondition(field, format string, args ...any) *Error {
+	return &Error{Code: EPRECONDITION, Field: field, Message: fmt.Sprintf(format, args...)}
+}
+
+// internal wraps a foreign error; its text stays out of the caller's message.
+func internal(err error) error {
+	var e *Error
+	if err == nil || errors.As(err, &e) {
+		return err
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return &Error{Code: EINTERNAL, Message: "request canceled", cause: err}
+	}
+	return &Error{Code: EINTERNAL, Message: "internal error", cause: err}
+}
+
+// storeErr turns a store error about one record into an *Error naming the noun.
+func storeErr(err error, noun string) error {
+	var ce *store.ConflictError
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, store.ErrNotFound):
+		return notFound("%s not found", noun)
+	case errors.As(err, &ce):
+		return conflict("correlationID", "%s already exists", noun)
+	default:
+		return internal(err)
+	}
+}

@@ -1,0 +1,281 @@
+package payments
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/pixfoundry/payments/store"
+	"github.com/pixfoundry/payments/store/bolt"
+)
+
+// DefaultVendor is the vendor name in event names and paths ("OPENPIX:CHARGE_CREATED").
+const DefaultVendor = "openpix"
+
+// DefaultCompanyID is the id of the company a Service opened by Open or New acts for.
+const DefaultCompanyID = "default"
+
+// Options configure a Service. The zero value works.
+type Options struct {
+	// Clock gives the time; default the system clock. Tests pass a *ManualClock.
+	Clock Clock
+	// NewID makes record ids; default random 24-hex ids in the style of the real API.
+	NewID func() string
+	// Logger receives operational logs; default discards them.
+	Logger *slog.Logger
+	// Vendor is the name used in event names and paths; default DefaultVendor.
+	Vendor string
+	// DefaultCompany describes the company created on first open for in-process use.
+	DefaultCompany CompanyParams
+}
+
+// Service is the whole platform for one company: every method reads and writes only that
+// company's records. Open and New return the Service of the default company; Company
+// returns the Service of another. A Service is safe for concurrent use.
+type Service struct {
+	core    *core
+	company string
+}
+
+// core is what all companies' Services share.
+type core struct {
+	store  store.Store
+	clock  Clock
+	newID  func() string
+	log    *slog.Logger
+	vendor string
+	owns   bool // Close closes the store
+}
+
+// Open opens (creating if needed) a bbolt database file at path and returns the Service of
+// its default company. Close releases the file.
+func Open(path string, opts Options) (*Service, error) {
+	st, err := bolt.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	svc, err := New(st, opts)
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
+	svc.core.owns = true
+	return svc, nil
+}
+
+// New returns the Service of the default company over any store, creating the default
+// company on first use. Closing the Service does not close a store passed to New.
+func New(st store.Store, opts Options) (*Service, error) {
+	c := &core{store: st, clock: opts.Clock, newID: opts.NewID, log: opts.Logger, vendor: opts.Vendor}
+	if c.clock == nil {
+		c.clock = SystemClock{}
+	}
+	if c.newID == nil {
+		c.newID = NewObjectID
+	}
+	if c.log == nil {
+		c.log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if c.vendor == "" {
+		c.vendor = DefaultVendor
+	}
+	svc := &Service{core: c, company: DefaultCompanyID}
+	if err := svc.ensureDefaultCompany(context.Background(), opts.DefaultCompany); err != nil {
+		return nil, err
+	}
+	return svc, nil
+}
+
+// Close releases the store if the Service opened it.
+func (s *Service) Close() error {
+	if s.core.owns {
+		return s.core.store.Close()
+	}
+	return nil
+}
+
+// CompanyID is the id of the company this Service acts for.
+func (s *Service) CompanyID() string { return s.company }
+
+// Vendor is the vendor name in event names ("openpix").
+func (s *Service) Vendor() string { return s.core.vendor }
+
+// Company returns the Service of the company with id. It is the only way to act for
+// another company, so code cannot cross companies by mistake.
+func (s *Service) Company(ctx context.Context, id string) (*Service, error) {
+	other := &Service{core: s.core, company: id}
+	if _, err := other.GetCompany(ctx); err != nil {
+		return nil, err
+	}
+	return other, nil
+}
+
+// txn is one Service operation inside one store transaction: the company, the time taken
+// once, and typed helpers over the store.
+type txn struct {
+	svc     *Service
+	tx      store.Tx
+	company string
+	now     time.Time
+}
+
+// update runs fn in one write transaction. Every error it returns is an *Error.
+func (s *Service) update(ctx context.Context, fn func(*txn) error) error {
+	now := s.now()
+	err := s.core.store.Update(ctx, func(tx store.Tx) error {
+		return fn(&txn{svc: s, tx: tx, company: s.company, now: now})
+	})
+	return s.finish(err)
+}
+
+// view runs fn in one read transaction.
+func (s *Service) view(ctx context.Context, fn func(*txn) error) error {
+	now := s.now()
+	err := s.core.store.View(ctx, func(tx store.Tx) error {
+		return fn(&txn{svc: s, tx: tx, company: s.company, now: now})
+	})
+	return s.finish(err)
+}
+
+func (s *Service) finish(err error) error {
+	if err == nil {
+		return nil
+	}
+	err = internal(err)
+	if ErrorCode(err) == EINTERNAL {
+		s.core.log.Error("operation failed", "company", s.company, "err", err)
+	}
+	return err
+}
+
+// now is the current time in UTC, at millisecond precision like the real API.
+func (s *Service) now() time.Time {
+	return s.core.clock.Now().UTC().Truncate(time.Millisecond)
+}
+
+// get reads the record id of a collection into v.
+func (t *txn) get(collection, id, noun string, v any) error {
+	r, err := t.tx.Get(collection, t.company, id)
+	if err != nil {
+		return storeErr(err, noun)
+	}
+	return decode(r, v)
+}
+
+// getByKey reads the record holding a unique key into v and returns its id.
+func (t *txn) getByKey(collection, key, noun string, v any) (string, error) {
+	r, err := t.tx.GetByKey(collection, t.company, key)
+	if err != nil {
+		return "", storeErr(err, noun)
+	}
+	return r.ID, decode(r, v)
+}
+
+// found reports whether err is nil (true), not found (false), or another error.
+func found(err error) (bool, error) {
+	switch {
+	case err == nil:
+		return true, nil
+	case ErrorCode(err) == ENOTFOUND:
+		return false, nil
+	default:
+		return false, err
+	}
+}
+
+func decode(r store.Record, v any) error {
+	if err := json.Unmarshal(r.Data, v); err != nil {
+		return fmt.Errorf("decode %s: %w", r.ID, err)
+	}
+	return nil
+}
+
+func encode(id string, v any, keys []string, indexes []store.Index) (store.Record, error) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return store.Record{}, fmt.Errorf("encode %s: %w", id, err)
+	}
+	return store.Record{ID: id, Data: data, Keys: keys, Indexes: indexes}, nil
+}
+
+// insert stores a new record; a taken unique key is a conflict naming conflictField.
+func (t *txn) insert(collection, id, noun string, v any, keys []string, indexes []store.Index) error {
+	r, err := encode(id, v, keys, indexes)
+	if err != nil {
+		return err
+	}
+	return storeErr(t.tx.Insert(collection, t.company, r), noun)
+}
+
+// put replaces the record id.
+func (t *txn) put(collection, id, noun string, v any, keys []string, indexes []store.Index) error {
+	r, err := encode(id, v, keys, indexes)
+	if err != nil {
+		return err
+	}
+	return storeErr(t.tx.Put(collection, t.company, r), noun)
+}
+
+// list reads one page of an index into a slice of T.
+func list[T any](t *txn, collection string, q store.Query, setID func(*T, string)) ([]T, int, error) {
+	page, err := t.tx.List(collection, t.company, q)
+	if err != nil {
+		return nil, 0, internal(err)
+	}
+	out := make([]T, 0, len(page.Records))
+	for _, r := range page.Records {
+		var v T
+		if err := decode(r, &v); err != nil {
+			return nil, 0, internal(err)
+		}
+		if setID != nil {
+			setID(&v, r.ID)
+		}
+		out = append(out, v)
+	}
+	return out, page.Total, nil
+}
+
+// sortTime formats t so that bytewise order is time order (fixed width, UTC).
+func sortTime(t time.Time) string {
+	return t.UTC().Format("2006-01-02T15:04:05.000000000Z")
+}
+
+// Index names shared by every collection.
+const (
+	indexAll = "all" // every record, by creation time
+)
+
+func byCreation(t time.Time) store.Index { return store.Index{Name: indexAll, Sort: sortTime(t)} }
+
+// cleanString trims s and rejects control characters and overlong values.
+func cleanString(field, s string, max int) (string, error) {
+	s = strings.TrimSpace(s)
+	if len([]rune(s)) > max {
+		return "", invalid(field, "%s must have at most %d characters", field, max)
+	}
+	for _, r := range s {
+		if r < 0x20 || r == 0x7f {
+			return "", invalid(field, "%s must not contain control characters", field)
+		}
+	}
+	return s, nil
+}
+
+// MaxCorrelationID is the longest correlationID accepted.
+const MaxCorrelationID = 255
+
+func cleanCorrelationID(field, s string, required bool) (string, error) {
+	s, err := cleanString(field, s, MaxCorrelationID)
+	if err != nil {
+		return "", err
+	}
+	if s == "" && required {
+		return "", invalid(field, "%s is required", field)
+	}
+	return s, nil
+}

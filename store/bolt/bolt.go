@@ -1,0 +1,421 @@
+// Package bolt is the store.Store on an embedded bbolt file: the default for in-process use.
+//
+// Layout: five top-level buckets whose keys are tuples of escaped components, so that
+// bytewise key order is tuple order and a prefix selects one (collection, company):
+//
+//	records   (collection, company, id)                 -> encoded record
+//	keys      (collection, company, unique key)         -> id
+//	index     (collection, company, name, sort, id)     -> empty
+//	counts    (collection, company, index name)         -> uint64 entries in the index
+//	counters  (collection, company, counter name)       -> uint64 last value
+//
+// bbolt has one writer at a time, so a read-modify-write inside Update cannot lose an
+// update. Byte slices never leave a transaction: everything returned is a copy.
+package bolt
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"time"
+
+	bbolt "go.etcd.io/bbolt"
+
+	"github.com/pixfoundry/payments/store"
+)
+
+// DefaultTimeout is how long Open waits for the file lock held by another process.
+const DefaultTimeout = 2 * time.Second
+
+var (
+	bucketRecords  = []byte("records")
+	bucketKeys     = []byte("keys")
+	bucketIndex    = []byte("index")
+	bucketCounts   = []byte("counts")
+	bucketCounters = []byte("counters")
+)
+
+// Store is a store.Store on a bbolt file.
+type Store struct {
+	db *bbolt.DB
+}
+
+// Open opens (creating if needed) the bbolt file at path.
+func Open(path string) (*Store, error) {
+	db, err := bbolt.Open(path, 0o600, &bbolt.Options{Timeout: DefaultTimeout, FreelistType: bbolt.FreelistMapType})
+	if err != nil {
+		return nil, fmt.Errorf("bolt store: open %s: %w", path, err)
+	}
+	err = db.Update(func(tx *bbolt.Tx) error {
+		for _, b := range [][]byte{bucketRecords, bucketKeys, bucketIndex, bucketCounts, bucketCounters} {
+			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("bolt store: init %s: %w", path, err)
+	}
+	return &Store{db: db}, nil
+}
+
+// Path is the file the store was opened on.
+func (s *Store) Path() string { return s.db.Path() }
+
+// Close closes the file.
+func (s *Store) Close() error { return s.db.Close() }
+
+// Update runs fn in a bbolt write transaction; see store.Store.
+func (s *Store) Update(ctx context.Context, fn func(store.Tx) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return s.db.Update(func(btx *bbolt.Tx) error { return fn(wrap(btx)) })
+}
+
+// View runs fn in a bbolt read transaction; see store.Store.
+func (s *Store) View(ctx context.Context, fn func(store.Tx) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return s.db.View(func(btx *bbolt.Tx) error { return fn(wrap(btx)) })
+}
+
+type tx struct {
+	btx                                    *bbolt.Tx
+	records, keys, index, counts, counters *bbolt.Bucket
+}
+
+func wrap(btx *bbolt.Tx) *tx {
+	return &tx{
+		btx:      btx,
+		records:  btx.Bucket(bucketRecords),
+		keys:     btx.Bucket(bucketKeys),
+		index:    btx.Bucket(bucketIndex),
+		counts:   btx.Bucket(bucketCounts),
+		counters: btx.Bucket(bucketCounters),
+	}
+}
+
+func (t *tx) Get(collection, company, id string) (store.Record, error) {
+	v := t.records.Get(tuple(collection, company, id))
+	if v == nil {
+		return store.Record{}, store.ErrNotFound
+	}
+	return decodeRecord(id, v)
+}
+
+func (t *tx) GetByKey(collection, company, key string) (store.Record, error) {
+	id := t.keys.Get(tuple(collection, company, key))
+	if id == nil {
+		return store.Record{}, store.ErrNotFound
+	}
+	return t.Get(collection, company, string(id))
+}
+
+func (t *tx) Insert(collection, company string, r store.Record) error {
+	if err := r.Check(); err != nil {
+		return err
+	}
+	if t.records.Get(tuple(collection, company, r.ID)) != nil {
+		return &store.ConflictError{Collection: collection, Key: "id:" + r.ID}
+	}
+	if err := t.checkKeys(collection, company, r.ID, r.Keys); err != nil {
+		return err
+	}
+	return t.add(collection, company, r)
+}
+
+func (t *tx) Put(collection, company string, r store.Record) error {
+	if err := r.Check(); err != nil {
+		return err
+	}
+	old, err := t.Get(collection, company, r.ID)
+	if err != nil {
+		return err
+	}
+	if err := t.checkKeys(collection, company, r.ID, r.Keys); err != nil {
+		return err
+	}
+	if err := t.remove(collection, company, old); err != nil {
+		return err
+	}
+	return t.add(collection, company, r)
+}
+
+func (t *tx) Delete(collection, company, id string) error {
+	old, err := t.Get(collection, company, id)
+	if err != nil {
+		return err
+	}
+	return t.remove(collection, company, old)
+}
+
+func (t *tx) checkKeys(collection, company, id string, keys []string) error {
+	for _, k := range keys {
+		if owner := t.keys.Get(tuple(collection, company, k)); owner != nil && string(owner) != id {
+			return &store.ConflictError{Collection: collection, Key: k}
+		}
+	}
+	return nil
+}
+
+func (t *tx) add(collection, company string, r store.Record) error {
+	if !t.btx.Writable() {
+		return errReadOnly
+	}
+	if err := t.records.Put(tuple(collection, company, r.ID), encodeRecord(r)); err != nil {
+		return err
+	}
+	for _, k := range r.Keys {
+		if err := t.keys.Put(tuple(collection, company, k), []byte(r.ID)); err != nil {
+			return err
+		}
+	}
+	for _, ix := range r.Indexes {
+		if err := t.index.Put(tuple(collection, company, ix.Name, ix.Sort, r.ID), nil); err != nil {
+			return err
+		}
+		if err := t.addCount(tuple(collection, company, ix.Name), 1); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (t *tx) remove(collection, company string, r store.Record) error {
+	if !t.btx.Writable() {
+		return errReadOnly
+	}
+	if err := t.records.Delete(tuple(collection, company, r.ID)); err != nil {
+		return err
+	}
+	for _, k := range r.Keys {
+		if err := t.keys.Delete(tuple(collection, company, k)); err != nil {
+			return err
+		}
+	}
+	for _, ix := range r.Indexes {
+		if err := t.index.Delete(tuple(collection, company, ix.Name, ix.Sort, r.ID)); err != nil {
+			return err
+		}
+		if err := t.addCount(tuple(collection, company, ix.Name), -1); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+var errReadOnly = fmt.Errorf("%w: write in a read-only transaction", store.ErrInvalid)
+
+func (t *tx) addCount(key []byte, delta int64) error {
+	var n int64
+	if v := t.counts.Get(key); v != nil {
+		n = int64(binary.BigEndian.Uint64(v))
+	}
+	n += delta
+	if n <= 0 {
+		return t.counts.Delete(key)
+	}
+	return t.counts.Put(key, binary.BigEndian.AppendUint64(nil, uint64(n)))
+}
+
+func (t *tx) List(collection, company string, q store.Query) (store.Page, error) {
+	if err := q.Check(); err != nil {
+		return store.Page{}, err
+	}
+	prefix := tuple(collection, company, q.Index)
+	lo, hi := prefix, after(prefix)
+	if q.From != "" {
+		lo = appendComponent(bytes.Clone(prefix), q.From)
+	}
+	if q.To != "" {
+		hi = appendComponent(bytes.Clone(prefix), q.To)
+	}
+	inRange := func(k []byte) bool { return k != nil && bytes.Compare(k, lo) >= 0 && bytes.Compare(k, hi) < 0 }
+
+	var page store.Page
+	c := t.index.Cursor()
+	var k []byte
+	step := c.Next
+	if q.Desc {
+		step = c.Prev
+		if k, _ = c.Seek(hi); k == nil {
+			k, _ = c.Last()
+		} else {
+			k, _ = c.Prev()
+		}
+	} else {
+		k, _ = c.Seek(lo)
+	}
+	for skip := q.Skip; inRange(k) && len(page.Records) < q.Limit; k, _ = step() {
+		if skip > 0 {
+			skip--
+			continue
+		}
+		id, err := lastComponent(k)
+		if err != nil {
+			return store.Page{}, err
+		}
+		r, err := t.Get(collection, company, id)
+		if err != nil {
+			return store.Page{}, fmt.Errorf("bolt store: index entry without record %q: %w", id, err)
+		}
+		page.Records = append(page.Records, r)
+	}
+
+	if q.From == "" && q.To == "" {
+		if v := t.counts.Get(prefix); v != nil {
+			page.Total = int(binary.BigEndian.Uint64(v))
+		}
+		return page, nil
+	}
+	for k, _ := c.Seek(lo); inRange(k); k, _ = c.Next() {
+		page.Total++
+	}
+	return page, nil
+}
+
+func (t *tx) Next(collection, company, counter string) (uint64, error) {
+	if !t.btx.Writable() {
+		return 0, errReadOnly
+	}
+	key := tuple(collection, company, counter)
+	var n uint64
+	if v := t.counters.Get(key); v != nil {
+		n = binary.BigEndian.Uint64(v)
+	}
+	n++
+	return n, t.counters.Put(key, binary.BigEndian.AppendUint64(nil, n))
+}
+
+// Tuple encoding: each component has its 0x00 bytes escaped as 0x00 0xFF and is followed
+// by the separator 0x00 0x01, which sorts below every escaped byte. Bytewise order of
+// encoded tuples is then the component-wise order of the raw strings.
+
+func tuple(parts ...string) []byte {
+	n := 0
+	for _, p := range parts {
+		n += len(p) + 2
+	}
+	b := make([]byte, 0, n)
+	for _, p := range parts {
+		b = appendComponent(b, p)
+	}
+	return b
+}
+
+func appendComponent(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if s[i] == 0 {
+			b = append(b, 0, 0xFF)
+			continue
+		}
+		b = append(b, s[i])
+	}
+	return append(b, 0, 1)
+}
+
+// after returns the smallest key greater than every key that starts with prefix, a tuple.
+func after(prefix []byte) []byte {
+	b := bytes.Clone(prefix)
+	b[len(b)-1] = 2 // the final separator 0x00 0x01 becomes 0x00 0x02
+	return b
+}
+
+// lastComponent decodes the final component of an encoded tuple.
+func lastComponent(k []byte) (string, error) {
+	if len(k) < 2 || k[len(k)-2] != 0 || k[len(k)-1] != 1 {
+		return "", errors.New("bolt store: malformed index key")
+	}
+	body := k[:len(k)-2]
+	start := 0
+	for i := len(body) - 2; i >= 0; i-- {
+		if body[i] == 0 && body[i+1] == 1 {
+			start = i + 2
+			break
+		}
+	}
+	return string(bytes.ReplaceAll(body[start:], []byte{0, 0xFF}, []byte{0})), nil
+}
+
+// Record encoding: uvarint-prefixed keys, then index (name, sort) pairs, then the data.
+
+func encodeRecord(r store.Record) []byte {
+	n := len(r.Data) + 16
+	for _, k := range r.Keys {
+		n += len(k) + 4
+	}
+	for _, ix := range r.Indexes {
+		n += len(ix.Name) + len(ix.Sort) + 8
+	}
+	b := make([]byte, 0, n)
+	b = binary.AppendUvarint(b, uint64(len(r.Keys)))
+	for _, k := range r.Keys {
+		b = appendString(b, k)
+	}
+	b = binary.AppendUvarint(b, uint64(len(r.Indexes)))
+	for _, ix := range r.Indexes {
+		b = appendString(b, ix.Name)
+		b = appendString(b, ix.Sort)
+	}
+	return append(b, r.Data...)
+}
+
+func appendString(b []byte, s string) []byte {
+	b = binary.AppendUvarint(b, uint64(len(s)))
+	return append(b, s...)
+}
+
+var errCorrupt = errors.New("bolt store: corrupt record")
+
+func decodeRecord(id string, v []byte) (store.Record, error) {
+	r := store.Record{ID: id}
+	d := decoder{b: v}
+	nk := d.uvarint()
+	for i := uint64(0); i < nk && d.err == nil; i++ {
+		r.Keys = append(r.Keys, d.string())
+	}
+	ni := d.uvarint()
+	for i := uint64(0); i < ni && d.err == nil; i++ {
+		r.Indexes = append(r.Indexes, store.Index{Name: d.string(), Sort: d.string()})
+	}
+	if d.err != nil {
+		return store.Record{}, errCorrupt
+	}
+	r.Data = bytes.Clone(d.b)
+	return r, nil
+}
+
+type decoder struct {
+	b   []byte
+	err error
+}
+
+func (d *decoder) uvarint() uint64 {
+	if d.err != nil {
+		return 0
+	}
+	v, n := binary.Uvarint(d.b)
+	if n <= 0 {
+		d.err = errCorrupt
+		return 0
+	}
+	d.b = d.b[n:]
+	return v
+}
+
+func (d *decoder) string() string {
+	n := d.uvarint()
+	if d.err != nil || n > uint64(len(d.b)) {
+		d.err = errCorrupt
+		return ""
+	}
+	s := string(d.b[:n])
+	d.b = d.b[n:]
+	return s
+}

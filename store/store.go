@@ -1,0 +1,146 @@
+// Package store is the persistence contract under payments.Service.
+//
+// A Store keeps records: opaque bytes addressed by (collection, company, id), with
+// unique secondary keys (a charge's correlationID, a Pix's endToEndId) and ordered
+// listing indexes. It persists and never decides: every business rule lives in the
+// payments package, once.
+//
+// The contract is written so that a SQL database shared by several server processes
+// can implement it as well as the embedded drivers (store/memory, store/bolt):
+//
+//   - Update runs a function in one read-write transaction. An error, or a panic,
+//     anywhere in it rolls back everything it wrote. A driver may run the function more
+//     than once (a serializable database retries on conflict), so it must have no effect
+//     outside the transaction.
+//   - Reads inside Update are reads-for-update: a record read and then written by one
+//     Update is never overwritten by a concurrent Update in between (no lost update).
+//   - Uniqueness is enforced by the store: Insert or Put of a record whose id or unique
+//     key is already taken in its (collection, company) fails with ErrConflict.
+//   - Listing walks an index in order and costs in proportion to skip+limit, never to the
+//     size of the collection; the total count of an unbounded index is kept by the store.
+//
+// Every method takes the company explicitly: there is no call that reaches records of
+// another company.
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+)
+
+// ErrNotFound is returned when no record has the requested id or key.
+var ErrNotFound = errors.New("store: not found")
+
+// ErrConflict is returned (wrapped in a *ConflictError) when an id or unique key is taken.
+var ErrConflict = errors.New("store: conflict")
+
+// ErrInvalid is returned for arguments a store cannot represent (empty ids, bad queries).
+var ErrInvalid = errors.New("store: invalid argument")
+
+// ConflictError names the id or unique key that is already taken.
+type ConflictError struct {
+	Collection string
+	Key        string // "id:<id>" or the unique key as given
+}
+
+func (e *ConflictError) Error() string {
+	return fmt.Sprintf("store: conflict in %s on %q", e.Collection, e.Key)
+}
+
+// Is makes errors.Is(err, ErrConflict) true.
+func (e *ConflictError) Is(target error) bool { return target == ErrConflict }
+
+// Store is a transactional record store. Implementations are safe for concurrent use.
+type Store interface {
+	// Update runs fn in a read-write transaction and commits it if fn returns nil.
+	Update(ctx context.Context, fn func(Tx) error) error
+	// View runs fn in a read-only transaction. Writes in it fail.
+	View(ctx context.Context, fn func(Tx) error) error
+	// Close releases the store. Transactions after Close fail.
+	Close() error
+}
+
+// Tx is one transaction. It must not be used after its function returns.
+type Tx interface {
+	// Get returns the record with id, or ErrNotFound.
+	Get(collection, company, id string) (Record, error)
+	// GetByKey returns the record holding the unique key, or ErrNotFound.
+	GetByKey(collection, company, key string) (Record, error)
+	// Insert stores a new record; ErrConflict if its id or one of its keys is taken.
+	Insert(collection, company string, r Record) error
+	// Put replaces the record with r.ID, with its keys and indexes; ErrNotFound if there is
+	// none; ErrConflict if a new unique key belongs to another record.
+	Put(collection, company string, r Record) error
+	// Delete removes the record with id and its keys and index entries; ErrNotFound if none.
+	Delete(collection, company, id string) error
+	// List returns one page of an index in order, and the number of entries the query
+	// matches without skip and limit.
+	List(collection, company string, q Query) (Page, error)
+	// Next returns the next value of a per-company counter, starting at 1. Its increments
+	// roll back with the transaction, so values may be reused after a failed transaction.
+	Next(collection, company, counter string) (uint64, error)
+}
+
+// Record is one stored document.
+type Record struct {
+	ID   string
+	Data []byte
+	// Keys are unique within (collection, company), e.g. "correlationID:abc".
+	Keys []string
+	// Indexes are the listing orders the record appears in.
+	Indexes []Index
+}
+
+// Index places a record in a named ordered list. Entries of one index are ordered by Sort
+// (bytewise), then by record id. Sort values are made by the caller, e.g. a fixed-width UTC
+// timestamp, so that bytewise order is time order.
+type Index struct {
+	Name string
+	Sort string
+}
+
+// Query selects a page of one index.
+type Query struct {
+	Index string // index name; every record the caller lists must carry it
+	// From and To bound Sort: From <= sort < To. Empty means unbounded.
+	From, To string
+	Desc     bool // newest (largest Sort) first
+	Skip     int
+	Limit    int // 0 means no records, only the total
+}
+
+// Page is the result of a List.
+type Page struct {
+	Records []Record
+	Total   int // entries matching From/To, ignoring Skip and Limit
+}
+
+// Check validates the parts of a record every driver needs. Drivers call it.
+func (r Record) Check() error {
+	if r.ID == "" {
+		return fmt.Errorf("%w: empty record id", ErrInvalid)
+	}
+	for _, k := range r.Keys {
+		if k == "" {
+			return fmt.Errorf("%w: empty unique key", ErrInvalid)
+		}
+	}
+	for _, ix := range r.Indexes {
+		if ix.Name == "" {
+			return fmt.Errorf("%w: empty index name", ErrInvalid)
+		}
+	}
+	return nil
+}
+
+// Check validates a query. Drivers call it.
+func (q Query) Check() error {
+	if q.Index == "" {
+		return fmt.Errorf("%w: empty index name", ErrInvalid)
+	}
+	if q.Skip < 0 || q.Limit < 0 {
+		return fmt.Errorf("%w: negative skip or limit", ErrInvalid)
+	}
+	return nil
+}
