@@ -46,3 +46,35 @@ func BenchmarkGetCustomer(b *testing.B) {
 		}
 	})
 }
+
+func BenchmarkCreateCharge(b *testing.B) {
+	eachStoreB(b, func(b *testing.B, e env) {
+		b.ReportAllocs()
+		for i := 0; b.Loop(); i++ {
+			_, err := e.svc.CreateCharge(ctx, payments.CreateChargeParams{
+				CorrelationID: fmt.Sprintf("order-%d", i), Value: 1990, Comment: "Pedido",
+				Customer: &payments.CreateCustomerParams{Name: "Ana", TaxID: "52998224725"},
+			})
+			if err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+func BenchmarkGetCharge(b *testing.B) {
+	eachStoreB(b, func(b *testing.B, e env) {
+		const n = 1000
+		for i := range n {
+			if _, err := e.svc.CreateCharge(ctx, payments.CreateChargeParams{CorrelationID: fmt.Sprintf("order-%d", i), Value: 1990}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportAllocs()
+		for i := 0; b.Loop(); i++ {
+			if _, err := e.svc.GetCharge(ctx, fmt.Sprintf("order-%d", i%n)); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

@@ -21,16 +21,18 @@ const (
 // Company is a tenant: it owns accounts, applications, customers, charges and the rest.
 // Its receiving identity (Pix key, merchant name and city) is what its BR Codes encode.
 type Company struct {
-	ID           string    `json:"id"`
-	Name         string    `json:"name"`
-	TaxID        *TaxID    `json:"taxID,omitempty"`
-	Partner      bool      `json:"isPartner"`
-	PartnerID    string    `json:"partnerID,omitempty"` // the partner that pre-registered it
-	PixKey       string    `json:"pixKey"`
-	MerchantName string    `json:"merchantName"`
-	MerchantCity string    `json:"merchantCity"`
-	CreatedAt    time.Time `json:"createdAt"`
-	UpdatedAt    time.Time `json:"updatedAt"`
+	ID           string `json:"id"`
+	Name         string `json:"name"`
+	TaxID        *TaxID `json:"taxID,omitempty"`
+	Partner      bool   `json:"isPartner"`
+	PartnerID    string `json:"partnerID,omitempty"` // the partner that pre-registered it
+	PixKey       string `json:"pixKey"`
+	MerchantName string `json:"merchantName"`
+	MerchantCity string `json:"merchantCity"`
+	// FeePolicy is what the platform takes from each Pix received; nil means DefaultFeePolicy.
+	FeePolicy *FeePolicy `json:"feePolicy,omitempty"`
+	CreatedAt time.Time  `json:"createdAt"`
+	UpdatedAt time.Time  `json:"updatedAt"`
 }
 
 // CompanyParams describe a company being created. Empty fields take defaults: a random
@@ -42,6 +44,7 @@ type CompanyParams struct {
 	PixKey       string
 	MerchantName string
 	MerchantCity string
+	FeePolicy    *FeePolicy
 }
 
 func (p CompanyParams) build(id string, now time.Time) (Company, error) {
@@ -52,7 +55,10 @@ func (p CompanyParams) build(id string, now time.Time) (Company, error) {
 	if name == "" {
 		name = defaultCompName
 	}
-	c := Company{ID: id, Name: name, Partner: p.Partner, CreatedAt: now, UpdatedAt: now}
+	c := Company{ID: id, Name: name, Partner: p.Partner, FeePolicy: p.FeePolicy, CreatedAt: now, UpdatedAt: now}
+	if fp := p.FeePolicy; fp != nil && (fp.BasisPoints < 0 || fp.BasisPoints > 10000 || fp.Min < 0 || fp.Max < 0 || fp.Max > 0 && fp.Max < fp.Min) {
+		return Company{}, invalid("feePolicy", "feePolicy needs basisPoints 0..10000 and 0 <= min <= max")
+	}
 	if p.TaxID != "" {
 		if c.TaxID, err = parseTaxID("taxID", p.TaxID); err != nil {
 			return Company{}, err
@@ -155,4 +161,22 @@ func (s *Service) CreateCompany(ctx context.Context, p CompanyParams) (Company, 
 		return storeErr(t.tx.Put(collCompanies, systemSpace, r), "company")
 	})
 	return c, err
+}
+
+// fees returns the company's fee policy.
+func (c Company) fees() FeePolicy {
+	if c.FeePolicy != nil {
+		return *c.FeePolicy
+	}
+	return DefaultFeePolicy
+}
+
+// company loads the company of the transaction.
+func (t *txn) loadCompany() (Company, error) {
+	var c Company
+	r, err := t.tx.Get(collCompanies, systemSpace, t.company)
+	if err != nil {
+		return c, storeErr(err, "company")
+	}
+	return c, decode(r, &c)
 }

@@ -21,8 +21,8 @@ type Customer struct {
 	TaxID         *TaxID    `json:"taxID,omitempty"`
 	CorrelationID string    `json:"correlationID"`
 	Address       *Address  `json:"address,omitempty"`
-	CreatedAt     time.Time `json:"createdAt"`
-	UpdatedAt     time.Time `json:"updatedAt"`
+	CreatedAt     time.Time `json:"createdAt,omitzero"`
+	UpdatedAt     time.Time `json:"updatedAt,omitzero"`
 }
 
 // Address is a postal address. Fields are free text of at most 200 characters.

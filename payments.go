@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pixfoundry/payments/internal/qrpng"
 	"github.com/pixfoundry/payments/store"
 	"github.com/pixfoundry/payments/store/bolt"
 )
@@ -29,6 +30,9 @@ type Options struct {
 	Logger *slog.Logger
 	// Vendor is the name used in event names and paths; default DefaultVendor.
 	Vendor string
+	// PublicURL is the base of the links a charge carries (paymentLinkUrl, qrCodeImage),
+	// e.g. "https://pix.example.com"; empty makes them paths ("/pay/<id>").
+	PublicURL string
 	// DefaultCompany describes the company created on first open for in-process use.
 	DefaultCompany CompanyParams
 }
@@ -43,12 +47,14 @@ type Service struct {
 
 // core is what all companies' Services share.
 type core struct {
-	store  store.Store
-	clock  Clock
-	newID  func() string
-	log    *slog.Logger
-	vendor string
-	owns   bool // Close closes the store
+	store     store.Store
+	clock     Clock
+	newID     func() string
+	log       *slog.Logger
+	vendor    string
+	publicURL string
+	qr        *qrpng.Renderer
+	owns      bool // Close closes the store
 }
 
 // Open opens (creating if needed) a bbolt database file at path and returns the Service of
@@ -70,7 +76,8 @@ func Open(path string, opts Options) (*Service, error) {
 // New returns the Service of the default company over any store, creating the default
 // company on first use. Closing the Service does not close a store passed to New.
 func New(st store.Store, opts Options) (*Service, error) {
-	c := &core{store: st, clock: opts.Clock, newID: opts.NewID, log: opts.Logger, vendor: opts.Vendor}
+	c := &core{store: st, clock: opts.Clock, newID: opts.NewID, log: opts.Logger, vendor: opts.Vendor,
+		publicURL: strings.TrimRight(opts.PublicURL, "/"), qr: qrpng.New(0)}
 	if c.clock == nil {
 		c.clock = SystemClock{}
 	}

@@ -1,0 +1,686 @@
+package payments
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/pixfoundry/payments/brcode"
+	"github.com/pixfoundry/payments/store"
+)
+
+const collCharges = "charges"
+
+// ChargeType decides whether a charge has a due date with fines, interests and discounts.
+type ChargeType string
+
+// Charge types.
+const (
+	ChargeDynamic ChargeType = "DYNAMIC" // one value, payable until it expires
+	ChargeOverdue ChargeType = "OVERDUE" // due date, then fines and interests until daysAfterDueDate
+)
+
+// ChargeStatus is where a charge stands.
+type ChargeStatus string
+
+// Charge statuses.
+const (
+	ChargeActive    ChargeStatus = "ACTIVE"    // waiting for payment
+	ChargeCompleted ChargeStatus = "COMPLETED" // paid
+	ChargeExpired   ChargeStatus = "EXPIRED"   // no longer payable
+)
+
+// Charge limits and defaults.
+const (
+	DefaultChargeExpiresIn = 86400            // seconds, as the real API's examples
+	MinChargeExpiresIn     = 900              // 15 minutes
+	MaxChargeExpiresIn     = 10 * 365 * 86400 // 10 years
+	MaxChargeValue         = 999_999_999_999  // the largest amount a BR Code can carry (9999999999.99)
+	MaxComment             = 140
+	MaxAdditionalInfo      = 20
+)
+
+// Charge is a request for money with a Pix BR Code. Its BR Code is static with the charge's
+// txid against the company's Pix key: any bank app can pay it, and the txid (the first 25
+// characters of the identifier) ties the payment to the charge. A DYNAMIC charge's code
+// carries its value; an OVERDUE charge's code carries no amount, because what is due changes
+// with the clock (AmountDue says how much, at the time of the read).
+type Charge struct {
+	ID             string           `json:"-"`
+	Status         ChargeStatus     `json:"status"`
+	Type           ChargeType       `json:"type"`
+	Value          int64            `json:"value"`
+	Comment        string           `json:"comment,omitempty"`
+	CorrelationID  string           `json:"correlationID"`
+	Identifier     string           `json:"identifier"`
+	TransactionID  string           `json:"transactionID"`
+	GlobalID       string           `json:"globalID"`
+	PaymentLinkID  string           `json:"paymentLinkID"`
+	PaymentLinkURL string           `json:"paymentLinkUrl"`
+	QRCodeImage    string           `json:"qrCodeImage"`
+	BRCode         string           `json:"brCode"`
+	PixKey         string           `json:"pixKey"`
+	Customer       *Customer        `json:"customer"`
+	AdditionalInfo []AdditionalInfo `json:"additionalInfo"`
+	ExpiresIn      int64            `json:"expiresIn"`
+	ExpiresDate    time.Time        `json:"expiresDate"`
+	// Fee is what the platform takes when the charge is paid (the policy applied to the value
+	// on reads; the fee actually taken once paid).
+	Fee int64 `json:"fee"`
+
+	DaysForDueDate   int               `json:"daysForDueDate,omitempty"`
+	DaysAfterDueDate int               `json:"daysAfterDueDate,omitempty"`
+	DueDate          *time.Time        `json:"dueDate,omitempty"`
+	Interests        *Interests        `json:"interests,omitempty"`
+	Fines            *Fines            `json:"fines,omitempty"`
+	DiscountSettings *DiscountSettings `json:"discountSettings,omitempty"`
+
+	// Discount, ValueWithDiscount and AmountDue are computed from the clock on every read
+	// of an ACTIVE charge; once paid they keep the values of the payment.
+	Discount          int64 `json:"discount"`
+	ValueWithDiscount int64 `json:"valueWithDiscount"`
+	AmountDue         int64 `json:"amountDue"`
+
+	EnableCashbackPercentage          bool    `json:"enableCashbackPercentage,omitempty"`
+	EnableCashbackExclusivePercentage bool    `json:"enableCashbackExclusivePercentage,omitempty"`
+	Subaccount                        string  `json:"subaccount,omitempty"`
+	Splits                            []Split `json:"splits,omitempty"`
+	Subscription                      string  `json:"subscription,omitempty"`
+
+	PaidAt    *time.Time `json:"paidAt,omitempty"`
+	PaidValue int64      `json:"paidValue,omitempty"`
+	CreatedAt time.Time  `json:"createdAt"`
+	UpdatedAt time.Time  `json:"updatedAt"`
+
+	PaymentMethods PaymentMethods `json:"paymentMethods"`
+}
+
+// AdditionalInfo is a key/value pair shown to the payer.
+type AdditionalInfo struct {
+	Key   string `json:"key"`
+	Value string `json:"value"`
+}
+
+// PaymentMethods describes how a charge can be paid; only Pix here.
+type PaymentMethods struct {
+	Pix PixMethod `json:"pix"`
+}
+
+// PixMethod is the Pix payment method of a charge, as the real API returns it.
+type PixMethod struct {
+	Method         string           `json:"method"` // "PIX_COB"
+	TransactionID  string           `json:"transactionID"`
+	Identifier     string           `json:"identifier"`
+	AdditionalInfo []AdditionalInfo `json:"additionalInfo"`
+	Fee            int64            `json:"fee"`
+	Value          int64            `json:"value"`
+	Status         ChargeStatus     `json:"status"`
+	TxID           string           `json:"txId"`
+	BRCode         string           `json:"brCode"`
+	QRCodeImage    string           `json:"qrCodeImage"`
+}
+
+// SplitType says where a part of a charge goes.
+type SplitType string
+
+// Split types.
+const (
+	SplitSubAccount       SplitType = "SPLIT_SUB_ACCOUNT"
+	SplitInternalTransfer SplitType = "SPLIT_INTERNAL_TRANSFER"
+	SplitPartner          SplitType = "SPLIT_PARTNER"
+)
+
+// Split sends Value centavos of a paid charge to the subaccount with PixKey.
+type Split struct {
+	Value     int64     `json:"value"`
+	PixKey    string    `json:"pixKey"`
+	SplitType SplitType `json:"splitType"`
+}
+
+// CreateChargeParams create a charge. CorrelationID and Value are required.
+type CreateChargeParams struct {
+	CorrelationID string
+	Value         int64 // centavos, > 0
+	Type          ChargeType
+	Comment       string // at most 140 characters, and short enough for the BR Code
+	// ExpiresIn (seconds, at least 900, default 86400) or ExpiresDate (ISO 8601) bound a
+	// DYNAMIC charge. OVERDUE charges expire DaysAfterDueDate days after their due day.
+	ExpiresIn   int64
+	ExpiresDate string
+	// Customer is created, or linked when one with the same correlationID or tax ID exists.
+	Customer *CreateCustomerParams
+
+	// OVERDUE only.
+	DaysForDueDate   int
+	DaysAfterDueDate int
+	Interests        *Interests
+	Fines            *Fines
+	Discount         *DiscountSettings
+
+	AdditionalInfo                    []AdditionalInfo
+	EnableCashbackPercentage          bool
+	EnableCashbackExclusivePercentage bool
+	Subaccount                        string // Pix key of a subaccount that receives the charge
+	Splits                            []Split
+	// ReturnExisting makes creation idempotent: an existing charge with the same
+	// correlationID is returned instead of a conflict.
+	ReturnExisting bool
+
+	subscription string // set by subscriptions
+}
+
+// ChargeFilter selects charges for ListCharges. Zero fields do not filter.
+type ChargeFilter struct {
+	Start, End   time.Time    // createdAt between Start and End, inclusive
+	Status       ChargeStatus // status now (expired charges are recorded before listing)
+	Customer     string       // the customer's correlationID
+	Subscription string       // the subscription's correlationID
+	ListParams
+}
+
+// CreateCharge creates a charge with its BR Code.
+func (s *Service) CreateCharge(ctx context.Context, p CreateChargeParams) (Charge, error) {
+	var c Charge
+	err := s.update(ctx, func(t *txn) error {
+		var err error
+		c, err = t.createCharge(p)
+		return err
+	})
+	return c, err
+}
+
+func (t *txn) createCharge(p CreateChargeParams) (Charge, error) {
+	corr, err := cleanCorrelationID("correlationID", p.CorrelationID, true)
+	if err != nil {
+		return Charge{}, err
+	}
+	if p.ReturnExisting {
+		c, err := t.chargeByKey("correlationID:" + corr)
+		if ok, err := found(err); err != nil || ok {
+			return c, err
+		}
+	}
+	c, err := t.buildCharge(corr, p)
+	if err != nil {
+		return Charge{}, err
+	}
+	if p.Customer != nil {
+		cust, err := t.linkCustomer(*p.Customer)
+		if err != nil {
+			return Charge{}, err
+		}
+		c.Customer = &cust
+	}
+	if err := t.insert(collCharges, c.ID, "charge", c, c.keys(), c.indexes()); err != nil {
+		if ErrorCode(err) == ECONFLICT {
+			return Charge{}, conflict("correlationID", "a charge with correlationID %q already exists", corr)
+		}
+		return Charge{}, err
+	}
+	t.present(&c)
+	return c, t.emit(EventChargeCreated, chargeEvent{Charge: c})
+}
+
+// chargeEvent is the payload of charge events.
+type chargeEvent struct {
+	Charge Charge `json:"charge"`
+}
+
+// buildCharge validates p and makes the charge with its identifiers and BR Code.
+func (t *txn) buildCharge(corr string, p CreateChargeParams) (Charge, error) {
+	now := t.now
+	if p.Value <= 0 || p.Value > MaxChargeValue {
+		return Charge{}, invalid("value", "value must be a positive number of centavos up to %d", int64(MaxChargeValue))
+	}
+	c := Charge{
+		Status: ChargeActive, Type: p.Type, Value: p.Value, CorrelationID: corr,
+		EnableCashbackPercentage:          p.EnableCashbackPercentage,
+		EnableCashbackExclusivePercentage: p.EnableCashbackExclusivePercentage,
+		Subscription:                      p.subscription,
+		CreatedAt:                         now, UpdatedAt: now,
+	}
+	if c.Type == "" {
+		c.Type = ChargeDynamic
+	}
+	var err error
+	if c.Comment, err = cleanString("comment", p.Comment, MaxComment); err != nil {
+		return Charge{}, err
+	}
+	if c.AdditionalInfo, err = cleanAdditionalInfo(p.AdditionalInfo); err != nil {
+		return Charge{}, err
+	}
+	switch c.Type {
+	case ChargeDynamic:
+		if err := p.checkNoOverdueFields(); err != nil {
+			return Charge{}, err
+		}
+		if c.ExpiresDate, err = expiry(now, p.ExpiresIn, p.ExpiresDate); err != nil {
+			return Charge{}, err
+		}
+	case ChargeOverdue:
+		if err := c.setOverdue(now, p); err != nil {
+			return Charge{}, err
+		}
+	default:
+		return Charge{}, invalid("type", "type must be DYNAMIC or OVERDUE")
+	}
+	c.ExpiresIn = int64(c.ExpiresDate.Sub(now) / time.Second)
+	if p.Subaccount != "" {
+		if c.Subaccount, _, err = parsePixKey("subaccount", p.Subaccount, ""); err != nil {
+			return Charge{}, err
+		}
+	}
+	if c.Splits, err = cleanSplits(p.Splits, p.Value); err != nil {
+		return Charge{}, err
+	}
+
+	co, err := t.loadCompany()
+	if err != nil {
+		return Charge{}, err
+	}
+	c.Fee = co.fees().Fee(c.Value)
+	c.ID = t.svc.core.newID()
+	c.GlobalID = base64.StdEncoding.EncodeToString([]byte("Charge:" + c.ID))
+	c.TransactionID = strings.ReplaceAll(uuid.NewString(), "-", "")
+	c.Identifier = c.TransactionID
+	c.PaymentLinkID = uuid.NewString()
+	c.PixKey = co.PixKey
+	static := brcode.Static{Key: co.PixKey, Name: co.MerchantName, City: co.MerchantCity, TxID: c.txid(), Info: brcodeInfo(c.Comment)}
+	if c.Type == ChargeDynamic {
+		static.Amount = c.Value
+	}
+	if c.BRCode, err = brcode.EncodeStatic(static); err != nil {
+		return Charge{}, brcodeErr(err)
+	}
+	return c, nil
+}
+
+// brcodeInfo is the comment as it goes into the code's 26-02 field: absent when empty.
+func brcodeInfo(comment string) string { return comment }
+
+// brcodeErr maps an encoding failure to the input field that caused it.
+func brcodeErr(err error) error {
+	var pe *brcode.ParseError
+	if errors.As(err, &pe) && pe.Tag == "26.02" {
+		return invalid("comment", "comment is too long for the BR Code: %s", reason(err))
+	}
+	return internal(err)
+}
+
+// txid is the BR Code reference label of the charge: the first 25 characters of its
+// identifier, so that a received Pix finds its charge.
+func (c Charge) txid() string { return c.Identifier[:25] }
+
+// expiry computes an expiry time from expiresIn seconds or an ISO 8601 expiresDate.
+func expiry(now time.Time, expiresIn int64, expiresDate string) (time.Time, error) {
+	switch {
+	case expiresIn != 0 && expiresDate != "":
+		return time.Time{}, invalid("expiresDate", "give expiresIn or expiresDate, not both")
+	case expiresDate != "":
+		at, err := parseISODate(expiresDate)
+		if err != nil {
+			return time.Time{}, invalid("expiresDate", "expiresDate must be an ISO 8601 date or date-time, e.g. 2026-12-31T23:59:59Z")
+		}
+		if at.Sub(now) < MinChargeExpiresIn*time.Second {
+			return time.Time{}, invalid("expiresDate", "expiresDate must be at least 15 minutes from now")
+		}
+		return at.UTC().Truncate(time.Millisecond), nil
+	case expiresIn == 0:
+		return now.Add(DefaultChargeExpiresIn * time.Second), nil
+	case expiresIn < MinChargeExpiresIn || expiresIn > MaxChargeExpiresIn:
+		return time.Time{}, invalid("expiresIn", "expiresIn must be between %d (15 minutes) and %d seconds", MinChargeExpiresIn, MaxChargeExpiresIn)
+	default:
+		return now.Add(time.Duration(expiresIn) * time.Second), nil
+	}
+}
+
+// parseISODate accepts ISO 8601 date-times with a zone (RFC 3339, fractional seconds
+// allowed) and plain dates, which mean the end of that day in UTC.
+func parseISODate(s string) (time.Time, error) {
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		return t, nil
+	}
+	d, err := time.Parse(time.DateOnly, s)
+	if err != nil {
+		return time.Time{}, err
+	}
+	return d.Add(24*time.Hour - time.Millisecond), nil
+}
+
+func cleanAdditionalInfo(in []AdditionalInfo) ([]AdditionalInfo, error) {
+	if len(in) > MaxAdditionalInfo {
+		return nil, invalid("additionalInfo", "additionalInfo has at most %d items", MaxAdditionalInfo)
+	}
+	out := make([]AdditionalInfo, 0, len(in))
+	for i, ai := range in {
+		k, err := cleanString(fieldAt("additionalInfo", i, "key"), ai.Key, 200)
+		if err != nil {
+			return nil, err
+		}
+		v, err := cleanString(fieldAt("additionalInfo", i, "value"), ai.Value, 200)
+		if err != nil {
+			return nil, err
+		}
+		if k == "" {
+			return nil, invalid(fieldAt("additionalInfo", i, "key"), "%s is required", fieldAt("additionalInfo", i, "key"))
+		}
+		out = append(out, AdditionalInfo{Key: k, Value: v})
+	}
+	return out, nil
+}
+
+func cleanSplits(in []Split, value int64) ([]Split, error) {
+	var total int64
+	out := make([]Split, 0, len(in))
+	for i, sp := range in {
+		if sp.Value <= 0 {
+			return nil, invalid(fieldAt("splits", i, "value"), "%s must be a positive number of centavos", fieldAt("splits", i, "value"))
+		}
+		key, _, err := parsePixKey(fieldAt("splits", i, "pixKey"), sp.PixKey, "")
+		if err != nil {
+			return nil, err
+		}
+		switch sp.SplitType {
+		case "":
+			sp.SplitType = SplitSubAccount
+		case SplitSubAccount, SplitInternalTransfer, SplitPartner:
+		default:
+			return nil, invalid(fieldAt("splits", i, "splitType"), "%s must be SPLIT_SUB_ACCOUNT, SPLIT_INTERNAL_TRANSFER or SPLIT_PARTNER", fieldAt("splits", i, "splitType"))
+		}
+		total += sp.Value
+		out = append(out, Split{Value: sp.Value, PixKey: key, SplitType: sp.SplitType})
+	}
+	if total > value {
+		return nil, invalid("splits", "splits add up to %d, more than the charge value %d", total, value)
+	}
+	if len(out) == 0 {
+		return nil, nil
+	}
+	return out, nil
+}
+
+func fieldAt(list string, i int, name string) string {
+	return list + "[" + itoa(i) + "]." + name
+}
+
+func itoa(i int) string {
+	if i == 0 {
+		return "0"
+	}
+	var b [20]byte
+	n := len(b)
+	for ; i > 0; i /= 10 {
+		n--
+		b[n] = byte('0' + i%10)
+	}
+	return string(b[n:])
+}
+
+// linkCustomer finds the customer with the params' correlationID or tax ID, or creates it.
+func (t *txn) linkCustomer(p CreateCustomerParams) (Customer, error) {
+	cand, err := p.customer("customer.", t.now)
+	if err != nil {
+		return Customer{}, err
+	}
+	var existing Customer
+	if p.CorrelationID != "" {
+		existing, err = t.findCustomerByKey("correlationID:" + cand.CorrelationID)
+		if ok, err := found(err); err != nil || ok {
+			return existing.snapshot(), err
+		}
+	}
+	if cand.TaxID != nil {
+		existing, err = t.findCustomerByKey("taxID:" + cand.TaxID.TaxID)
+		if ok, err := found(err); err != nil || ok {
+			return existing.snapshot(), err
+		}
+	}
+	c, err := t.createCustomer("customer.", p)
+	return c.snapshot(), err
+}
+
+func (t *txn) findCustomerByKey(key string) (Customer, error) {
+	var c Customer
+	id, err := t.getByKey(collCustomers, key, "customer", &c)
+	c.ID = id
+	return c, err
+}
+
+// snapshot is the customer as a charge carries it.
+func (c Customer) snapshot() Customer {
+	c.CreatedAt, c.UpdatedAt = time.Time{}, time.Time{}
+	return c
+}
+
+func (c Charge) keys() []string {
+	return []string{
+		"correlationID:" + c.CorrelationID,
+		"transactionID:" + c.TransactionID,
+		"txid:" + c.txid(),
+		"paymentLinkID:" + c.PaymentLinkID,
+	}
+}
+
+// Charge index names. Each holds the charges by creation time; "expiry" holds the ACTIVE
+// ones by expiry time, for the expiry pass.
+const indexExpiry = "expiry"
+
+func (c Charge) indexes() []store.Index {
+	created := sortTime(c.CreatedAt)
+	ix := []store.Index{
+		{Name: indexAll, Sort: created},
+		{Name: "status:" + string(c.Status), Sort: created},
+	}
+	if c.Customer != nil {
+		ix = append(ix,
+			store.Index{Name: "customer:" + c.Customer.CorrelationID, Sort: created},
+			store.Index{Name: "customer:" + c.Customer.CorrelationID + "|status:" + string(c.Status), Sort: created})
+	}
+	if c.Subscription != "" {
+		ix = append(ix,
+			store.Index{Name: "subscription:" + c.Subscription, Sort: created},
+			store.Index{Name: "subscription:" + c.Subscription + "|status:" + string(c.Status), Sort: created})
+	}
+	if c.Status == ChargeActive {
+		ix = append(ix, store.Index{Name: indexExpiry, Sort: sortTime(c.ExpiresDate)})
+	}
+	return ix
+}
+
+// present fills what a charge shows but does not store: its status and amounts now, links
+// and the payment-method view.
+func (t *txn) present(c *Charge) {
+	if c.Status == ChargeActive && !t.now.Before(c.ExpiresDate) {
+		c.Status = ChargeExpired
+	}
+	if c.Status != ChargeCompleted {
+		c.Discount, c.AmountDue = c.amountsAt(t.now)
+		c.ValueWithDiscount = c.Value - c.Discount
+	}
+	if c.AdditionalInfo == nil {
+		c.AdditionalInfo = []AdditionalInfo{}
+	}
+	base := t.svc.core.publicURL
+	c.PaymentLinkURL = base + "/pay/" + c.PaymentLinkID
+	c.QRCodeImage = base + "/" + t.svc.core.vendor + "/charge/brcode/image/" + c.PaymentLinkID + ".png"
+	c.PaymentMethods = PaymentMethods{Pix: PixMethod{
+		Method: "PIX_COB", TransactionID: c.TransactionID, Identifier: c.Identifier,
+		AdditionalInfo: c.AdditionalInfo, Fee: c.Fee, Value: c.Value, Status: c.Status,
+		TxID: c.txid(), BRCode: c.BRCode, QRCodeImage: c.QRCodeImage,
+	}}
+}
+
+// GetCharge returns the charge with the id, which may be its correlationID, globalID,
+// transactionID (identifier), paymentLinkID or txid.
+func (s *Service) GetCharge(ctx context.Context, id string) (Charge, error) {
+	var c Charge
+	err := s.view(ctx, func(t *txn) error {
+		var err error
+		c, err = t.findCharge(id)
+		return err
+	})
+	return c, err
+}
+
+func (t *txn) findCharge(id string) (Charge, error) {
+	for _, key := range []string{"correlationID:", "transactionID:", "paymentLinkID:", "txid:"} {
+		c, err := t.chargeByKey(key + id)
+		if ok, err := found(err); err != nil || ok {
+			return c, err
+		}
+	}
+	if raw, err := base64.StdEncoding.DecodeString(id); err == nil {
+		if rid, ok := strings.CutPrefix(string(raw), "Charge:"); ok {
+			return t.chargeByID(rid)
+		}
+	}
+	return Charge{}, notFound("charge not found")
+}
+
+func (t *txn) chargeByKey(key string) (Charge, error) {
+	var c Charge
+	id, err := t.getByKey(collCharges, key, "charge", &c)
+	if err != nil {
+		return Charge{}, err
+	}
+	c.ID = id
+	t.present(&c)
+	return c, nil
+}
+
+func (t *txn) chargeByID(id string) (Charge, error) {
+	var c Charge
+	if err := t.get(collCharges, id, "charge", &c); err != nil {
+		return Charge{}, err
+	}
+	c.ID = id
+	t.present(&c)
+	return c, nil
+}
+
+// saveCharge writes a changed charge back with its indexes.
+func (t *txn) saveCharge(c Charge) error {
+	c.UpdatedAt = t.now
+	return t.put(collCharges, c.ID, "charge", c, c.keys(), c.indexes())
+}
+
+// ListCharges returns charges newest first. Expired charges are recorded as such first,
+// so that a status filter sees the status a read would show.
+func (s *Service) ListCharges(ctx context.Context, f ChargeFilter) ([]Charge, PageInfo, error) {
+	p, err := f.ListParams.check()
+	if err != nil {
+		return nil, PageInfo{}, err
+	}
+	switch f.Status {
+	case "", ChargeActive, ChargeCompleted, ChargeExpired:
+	default:
+		return nil, PageInfo{}, invalid("status", "status must be ACTIVE, COMPLETED or EXPIRED")
+	}
+	if !f.End.IsZero() && f.End.Before(f.Start) {
+		return nil, PageInfo{}, invalid("end", "end must not be before start")
+	}
+	if _, err := s.ExpireCharges(ctx); err != nil {
+		return nil, PageInfo{}, err
+	}
+	index := indexAll
+	switch {
+	case f.Customer != "":
+		index = "customer:" + f.Customer
+	case f.Subscription != "":
+		index = "subscription:" + f.Subscription
+	}
+	if f.Status != "" {
+		if index == indexAll {
+			index = "status:" + string(f.Status)
+		} else {
+			index += "|status:" + string(f.Status)
+		}
+	}
+	if f.Customer != "" && f.Subscription != "" {
+		return nil, PageInfo{}, invalid("subscription", "filter by customer or by subscription, not both")
+	}
+	q := p.query(index)
+	if !f.Start.IsZero() {
+		q.From = sortTime(f.Start)
+	}
+	if !f.End.IsZero() {
+		q.To = sortTime(f.End.Add(time.Nanosecond))
+	}
+	var out []Charge
+	var total int
+	err = s.view(ctx, func(t *txn) error {
+		out, total, err = list(t, collCharges, q, func(c *Charge, id string) { c.ID = id; t.present(c) })
+		return err
+	})
+	return out, p.info(total), err
+}
+
+// DeleteCharge deletes an ACTIVE or EXPIRED charge; a paid one stays. A Pix that arrives
+// later for a deleted charge is still credited to the company (see ReceivePix).
+func (s *Service) DeleteCharge(ctx context.Context, id string) error {
+	return s.update(ctx, func(t *txn) error {
+		c, err := t.findCharge(id)
+		if err != nil {
+			return err
+		}
+		if c.Status == ChargeCompleted {
+			return precondition("id", "a paid charge cannot be deleted")
+		}
+		return storeErr(t.tx.Delete(collCharges, t.company, c.ID), "charge")
+	})
+}
+
+// expireBatch is how many charges one expiry transaction records.
+const expireBatch = 500
+
+// ExpireCharges records as EXPIRED every ACTIVE charge whose expiry time has passed, with
+// one CHARGE_EXPIRED event each, and returns how many it recorded. Reads already show such
+// charges as EXPIRED; this pass makes it permanent, once. It costs one index seek when
+// nothing is due.
+func (s *Service) ExpireCharges(ctx context.Context) (int, error) {
+	total := 0
+	for {
+		var due []Charge
+		err := s.view(ctx, func(t *txn) error {
+			var err error
+			due, _, err = t.dueCharges(1)
+			return err
+		})
+		if err != nil || len(due) == 0 {
+			return total, err
+		}
+		n := 0
+		err = s.update(ctx, func(t *txn) error {
+			due, _, err := t.dueCharges(expireBatch)
+			if err != nil {
+				return err
+			}
+			for _, c := range due {
+				c.Status = ChargeExpired
+				if err := t.saveCharge(c); err != nil {
+					return err
+				}
+				t.present(&c)
+				if err := t.emit(EventChargeExpired, chargeEvent{Charge: c}); err != nil {
+					return err
+				}
+			}
+			n = len(due)
+			return nil
+		})
+		total += n
+		if err != nil || n < expireBatch {
+			return total, err
+		}
+	}
+}
+
+// dueCharges returns ACTIVE charges whose expiry time is not after now.
+func (t *txn) dueCharges(limit int) ([]Charge, int, error) {
+	q := store.Query{Index: indexExpiry, To: sortTime(t.now.Add(time.Nanosecond)), Limit: limit}
+	return list(t, collCharges, q, func(c *Charge, id string) { c.ID = id })
+}

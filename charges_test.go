@@ -1,0 +1,316 @@
+package payments_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/matryer/is"
+
+	"github.com/pixfoundry/payments"
+	"github.com/pixfoundry/payments/brcode"
+)
+
+func createCharge(t *testing.T, e env, p payments.CreateChargeParams) payments.Charge {
+	t.Helper()
+	c, err := e.svc.CreateCharge(ctx, p)
+	if err != nil {
+		t.Fatalf("create charge: %v", err)
+	}
+	return c
+}
+
+func TestService_CreateCharge(t *testing.T) {
+	eachStore(t, func(t *testing.T, e env) {
+		t.Run("OK", func(t *testing.T) {
+			is := is.New(t)
+			c := createCharge(t, e, payments.CreateChargeParams{
+				CorrelationID: "order-1", Value: 1050, Comment: "Pedido 1",
+				Customer:       &payments.CreateCustomerParams{Name: "Dan", TaxID: "52998224725", Email: "dan@example.com"},
+				AdditionalInfo: []payments.AdditionalInfo{{Key: "Produto", Value: "Camisa"}},
+			})
+			is.Equal(c.Status, payments.ChargeActive)
+			is.Equal(c.Type, payments.ChargeDynamic) // default type
+			is.Equal(c.Value, int64(1050))
+			is.Equal(c.ExpiresIn, int64(86400))           // default expiry
+			is.Equal(c.ExpiresDate, t0.Add(24*time.Hour)) // from the injected clock
+			is.Equal(c.Fee, int64(50))                    // 0.8% of 10,50 is below the R$ 0,50 minimum
+			is.Equal(len(c.TransactionID), 32)            // 32 hex like the real API
+			is.Equal(c.Identifier, c.TransactionID)       // identifier is the transaction id
+			is.True(strings.HasPrefix(c.QRCodeImage, "/openpix/charge/brcode/image/"+c.PaymentLinkID))
+			is.Equal(c.PaymentMethods.Pix.TxID, c.Identifier[:25])
+			is.Equal(c.PaymentMethods.Pix.Method, "PIX_COB")
+			is.Equal(c.Customer.Name, "Dan")
+			is.Equal(c.Customer.TaxID.TaxID, "52998224725")
+			is.Equal(c.AmountDue, int64(1050))
+
+			code, err := brcode.Parse(c.BRCode)
+			is.NoErr(err)                              // a valid BR Code
+			is.Equal(code.Amount, int64(1050))         // carrying the value
+			is.Equal(code.TxID, c.Identifier[:25])     // and the txid
+			is.Equal(code.Key, "pix@loja.example.com") // against the company key
+			is.Equal(code.Name, "Loja Exemplo")
+			is.Equal(code.City, "Sao Paulo") // folded to ASCII
+			is.Equal(code.Info, "Pedido 1")  // the comment
+
+			gid, err := json.Marshal(c.GlobalID)
+			is.NoErr(err)
+			is.True(len(gid) > 10)
+			for _, id := range []string{"order-1", c.TransactionID, c.PaymentLinkID, c.GlobalID, c.Identifier[:25]} {
+				got, err := e.svc.GetCharge(ctx, id)
+				is.NoErr(err) // found by every id
+				is.Equal(got.CorrelationID, "order-1")
+			}
+			cust, err := e.svc.GetCustomer(ctx, "52998224725")
+			is.NoErr(err) // the customer was created
+
+			// A second charge links the same customer by tax ID instead of creating one.
+			c2 := createCharge(t, e, payments.CreateChargeParams{CorrelationID: "order-2", Value: 100,
+				Customer: &payments.CreateCustomerParams{Name: "Dan", TaxID: "529.982.247-25"}})
+			is.Equal(c2.Customer.CorrelationID, cust.CorrelationID) // linked
+			_, page, err := e.svc.ListCustomers(ctx, payments.ListParams{})
+			is.NoErr(err)
+			is.Equal(page.TotalCount, 1) // no second customer
+
+			evs, err := e.svc.Events(ctx, 0, 10)
+			is.NoErr(err)
+			is.Equal(len(evs), 2)                           // one CHARGE_CREATED per charge
+			is.Equal(evs[0].Name, "OPENPIX:CHARGE_CREATED") // with the vendor prefix
+			is.True(strings.Contains(string(evs[0].Data), "order-1"))
+		})
+		t.Run("ReturnExisting", func(t *testing.T) {
+			is := is.New(t)
+			first := createCharge(t, e, payments.CreateChargeParams{CorrelationID: "idem", Value: 500})
+			again, err := e.svc.CreateCharge(ctx, payments.CreateChargeParams{CorrelationID: "idem", Value: 999, ReturnExisting: true})
+			is.NoErr(err)
+			is.Equal(again.TransactionID, first.TransactionID) // the existing charge comes back
+			is.Equal(again.Value, int64(500))
+			_, err = e.svc.CreateCharge(ctx, payments.CreateChargeParams{CorrelationID: "idem", Value: 500})
+			is.Equal(payments.ErrorCode(err), payments.ECONFLICT) // without return_existing it is a conflict
+			is.Equal(payments.ErrorField(err), "correlationID")
+		})
+		t.Run("ExpiresDate", func(t *testing.T) {
+			is := is.New(t)
+			c := createCharge(t, e, payments.CreateChargeParams{CorrelationID: "exp-date", Value: 500, ExpiresDate: "2026-11-23T09:00:00-03:00"})
+			is.Equal(c.ExpiresDate, time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)) // offset honoured, stored in UTC
+			is.Equal(c.ExpiresIn, int64(86400))
+			c = createCharge(t, e, payments.CreateChargeParams{CorrelationID: "exp-day", Value: 500, ExpiresDate: "2026-11-30"})
+			is.Equal(c.ExpiresDate, time.Date(2026, 11, 30, 23, 59, 59, 999_000_000, time.UTC)) // a date means its end
+		})
+	})
+}
+
+func TestService_CreateCharge_Invalid(t *testing.T) {
+	long := strings.Repeat("x", 60) // fits 140 characters, not the code's 26-02 budget with this key
+	cases := []struct {
+		name  string
+		p     payments.CreateChargeParams
+		field string
+	}{
+		{"NoCorrelationID", payments.CreateChargeParams{Value: 100}, "correlationID"},
+		{"ZeroValue", payments.CreateChargeParams{CorrelationID: "x", Value: 0}, "value"},
+		{"NegativeValue", payments.CreateChargeParams{CorrelationID: "x", Value: -5}, "value"},
+		{"HugeValue", payments.CreateChargeParams{CorrelationID: "x", Value: 1_000_000_000_000}, "value"},
+		{"ExpiresInShort", payments.CreateChargeParams{CorrelationID: "x", Value: 100, ExpiresIn: 899}, "expiresIn"},
+		{"ExpiresDateNotISO", payments.CreateChargeParams{CorrelationID: "x", Value: 100, ExpiresDate: "23/11/2026"}, "expiresDate"},
+		{"ExpiresDatePast", payments.CreateChargeParams{CorrelationID: "x", Value: 100, ExpiresDate: "2026-11-22T12:10:00Z"}, "expiresDate"},
+		{"ExpiresBoth", payments.CreateChargeParams{CorrelationID: "x", Value: 100, ExpiresIn: 1000, ExpiresDate: "2026-12-01"}, "expiresDate"},
+		{"CommentTooLong", payments.CreateChargeParams{CorrelationID: "x", Value: 100, Comment: strings.Repeat("a", 141)}, "comment"},
+		{"CommentTooLongForCode", payments.CreateChargeParams{CorrelationID: "x", Value: 100, Comment: long}, "comment"},
+		{"UnknownType", payments.CreateChargeParams{CorrelationID: "x", Value: 100, Type: "BOLETO"}, "type"},
+		{"DueDaysOnDynamic", payments.CreateChargeParams{CorrelationID: "x", Value: 100, DaysForDueDate: 3}, "daysForDueDate"},
+		{"FinesOnDynamic", payments.CreateChargeParams{CorrelationID: "x", Value: 100, Fines: &payments.Fines{Value: 200}}, "fines"},
+		{"InterestsOnDynamic", payments.CreateChargeParams{CorrelationID: "x", Value: 100, Interests: &payments.Interests{Value: 10}}, "interests"},
+		{"DiscountOnDynamic", payments.CreateChargeParams{CorrelationID: "x", Value: 100, Discount: &payments.DiscountSettings{}}, "discount"},
+		{"OverdueWithoutDueDays", payments.CreateChargeParams{CorrelationID: "x", Value: 100, Type: payments.ChargeOverdue}, "daysForDueDate"},
+		{"OverdueWithExpiresIn", payments.CreateChargeParams{CorrelationID: "x", Value: 100, Type: payments.ChargeOverdue, DaysForDueDate: 2, ExpiresIn: 1000}, "expiresIn"},
+		{"OverdueBusinessDayDiscount", payments.CreateChargeParams{CorrelationID: "x", Value: 100, Type: payments.ChargeOverdue, DaysForDueDate: 2,
+			Discount: &payments.DiscountSettings{Modality: "VALUE_PER_BUSINESS_DAY_ADVANCE", Value: 1}}, "discount.modality"},
+		{"OverdueFineType", payments.CreateChargeParams{CorrelationID: "x", Value: 100, Type: payments.ChargeOverdue, DaysForDueDate: 2, Fines: &payments.Fines{Value: 1, Type: "DAILY"}}, "fines.type"},
+		{"CustomerNoName", payments.CreateChargeParams{CorrelationID: "x", Value: 100, Customer: &payments.CreateCustomerParams{TaxID: "52998224725"}}, "customer.name"},
+		{"CustomerNoContact", payments.CreateChargeParams{CorrelationID: "x", Value: 100, Customer: &payments.CreateCustomerParams{Name: "A"}}, "customer.taxID"},
+		{"CustomerBadTaxID", payments.CreateChargeParams{CorrelationID: "x", Value: 100, Customer: &payments.CreateCustomerParams{Name: "A", TaxID: "11111111111"}}, "customer.taxID"},
+		{"SubaccountKey", payments.CreateChargeParams{CorrelationID: "x", Value: 100, Subaccount: "not a key"}, "subaccount"},
+		{"SplitKey", payments.CreateChargeParams{CorrelationID: "x", Value: 100, Splits: []payments.Split{{Value: 10, PixKey: "nope"}}}, "splits[0].pixKey"},
+		{"SplitsOverValue", payments.CreateChargeParams{CorrelationID: "x", Value: 100, Splits: []payments.Split{{Value: 60, PixKey: "a@b.com"}, {Value: 60, PixKey: "c@d.com"}}}, "splits"},
+		{"AdditionalInfoKey", payments.CreateChargeParams{CorrelationID: "x", Value: 100, AdditionalInfo: []payments.AdditionalInfo{{Value: "v"}}}, "additionalInfo[0].key"},
+	}
+	eachStore(t, func(t *testing.T, e env) {
+		for _, tc := range cases {
+			t.Run(tc.name, func(t *testing.T) {
+				is := is.New(t)
+				_, err := e.svc.CreateCharge(ctx, tc.p)
+				is.Equal(payments.ErrorCode(err), payments.EINVALID) // invalid
+				is.Equal(payments.ErrorField(err), tc.field)         // naming the field
+				_, page, err := e.svc.ListCharges(ctx, payments.ChargeFilter{})
+				is.NoErr(err)
+				is.Equal(page.TotalCount, 0) // no charge written
+				_, page, err = e.svc.ListCustomers(ctx, payments.ListParams{})
+				is.NoErr(err)
+				is.Equal(page.TotalCount, 0) // no customer written either
+				evs, err := e.svc.Events(ctx, 0, 10)
+				is.NoErr(err)
+				is.Equal(len(evs), 0) // no event
+			})
+		}
+	})
+}
+
+func TestService_ListCharges(t *testing.T) {
+	eachStore(t, func(t *testing.T, e env) {
+		is := is.New(t)
+		ana := &payments.CreateCustomerParams{Name: "Ana", Email: "ana@example.com", CorrelationID: "ana"}
+		createCharge(t, e, payments.CreateChargeParams{CorrelationID: "c1", Value: 100, Customer: ana, ExpiresIn: 3600})
+		e.clock.Advance(time.Minute)
+		createCharge(t, e, payments.CreateChargeParams{CorrelationID: "c2", Value: 200})
+		e.clock.Advance(time.Minute)
+		createCharge(t, e, payments.CreateChargeParams{CorrelationID: "c3", Value: 300, Customer: ana})
+		e.clock.Advance(time.Minute)
+
+		ids := func(cs []payments.Charge) []string {
+			out := []string{}
+			for _, c := range cs {
+				out = append(out, c.CorrelationID)
+			}
+			return out
+		}
+		cs, page, err := e.svc.ListCharges(ctx, payments.ChargeFilter{})
+		is.NoErr(err)
+		is.Equal(ids(cs), []string{"c3", "c2", "c1"}) // newest first
+		is.Equal(page.TotalCount, 3)
+		cs, _, err = e.svc.ListCharges(ctx, payments.ChargeFilter{Customer: "ana"})
+		is.NoErr(err)
+		is.Equal(ids(cs), []string{"c3", "c1"}) // by customer correlationID
+		cs, page, err = e.svc.ListCharges(ctx, payments.ChargeFilter{Start: t0.Add(time.Minute), End: t0.Add(2 * time.Minute)})
+		is.NoErr(err)
+		is.Equal(ids(cs), []string{"c3", "c2"}) // start and end inclusive
+		is.Equal(page.TotalCount, 2)
+		cs, page, err = e.svc.ListCharges(ctx, payments.ChargeFilter{ListParams: payments.ListParams{Skip: 1, Limit: 1}})
+		is.NoErr(err)
+		is.Equal(ids(cs), []string{"c2"}) // paging
+		is.Equal(page, payments.PageInfo{Skip: 1, Limit: 1, TotalCount: 3, HasPreviousPage: true, HasNextPage: true})
+
+		e.clock.Advance(time.Hour) // c1 (1 hour) expires; c2, c3 (1 day) stay
+		cs, _, err = e.svc.ListCharges(ctx, payments.ChargeFilter{Status: payments.ChargeActive})
+		is.NoErr(err)
+		is.Equal(ids(cs), []string{"c3", "c2"}) // status filter sees the expiry
+		cs, _, err = e.svc.ListCharges(ctx, payments.ChargeFilter{Status: payments.ChargeExpired})
+		is.NoErr(err)
+		is.Equal(ids(cs), []string{"c1"})
+		cs, _, err = e.svc.ListCharges(ctx, payments.ChargeFilter{Customer: "ana", Status: payments.ChargeActive})
+		is.NoErr(err)
+		is.Equal(ids(cs), []string{"c3"}) // customer and status together
+
+		_, _, err = e.svc.ListCharges(ctx, payments.ChargeFilter{Status: "PAID"})
+		is.Equal(payments.ErrorField(err), "status") // unknown status
+	})
+}
+
+func TestService_DeleteCharge(t *testing.T) {
+	eachStore(t, func(t *testing.T, e env) {
+		is := is.New(t)
+		c := createCharge(t, e, payments.CreateChargeParams{CorrelationID: "del", Value: 100})
+		is.NoErr(e.svc.DeleteCharge(ctx, c.GlobalID))
+		_, err := e.svc.GetCharge(ctx, "del")
+		is.Equal(payments.ErrorCode(err), payments.ENOTFOUND) // gone
+		err = e.svc.DeleteCharge(ctx, "del")
+		is.Equal(payments.ErrorCode(err), payments.ENOTFOUND)                             // twice is not found
+		createCharge(t, e, payments.CreateChargeParams{CorrelationID: "del", Value: 100}) // its correlationID is free again
+	})
+}
+
+func TestService_ChargeExpiry(t *testing.T) {
+	eachStore(t, func(t *testing.T, e env) {
+		is := is.New(t)
+		c := createCharge(t, e, payments.CreateChargeParams{CorrelationID: "exp", Value: 100, ExpiresIn: 900})
+		e.clock.Advance(899 * time.Second)
+		got, err := e.svc.GetCharge(ctx, "exp")
+		is.NoErr(err)
+		is.Equal(got.Status, payments.ChargeActive) // one second before expiry
+		e.clock.Advance(time.Second)
+		got, err = e.svc.GetCharge(ctx, "exp")
+		is.NoErr(err)
+		is.Equal(got.Status, payments.ChargeExpired) // a read after expiry shows EXPIRED
+
+		n, err := e.svc.ExpireCharges(ctx)
+		is.NoErr(err)
+		is.Equal(n, 1) // the pass records it
+		n, err = e.svc.ExpireCharges(ctx)
+		is.NoErr(err)
+		is.Equal(n, 0) // once
+		evs, err := e.svc.Events(ctx, 0, 10)
+		is.NoErr(err)
+		is.Equal(len(evs), 2) // created, expired
+		is.Equal(evs[1].Name, "OPENPIX:CHARGE_EXPIRED")
+		is.Equal(c.ExpiresDate, t0.Add(900*time.Second))
+	})
+}
+
+func TestService_ChargeOverdueAmounts(t *testing.T) {
+	eachStore(t, func(t *testing.T, e env) {
+		is := is.New(t)
+		c := createCharge(t, e, payments.CreateChargeParams{
+			CorrelationID: "boleto", Value: 10000, Type: payments.ChargeOverdue,
+			DaysForDueDate: 5, DaysAfterDueDate: 10,
+			Fines:     &payments.Fines{Value: 200},    // 2% once
+			Interests: &payments.Interests{Value: 33}, // 0.33% a day
+			Discount: &payments.DiscountSettings{Modality: payments.DiscountFixedUntilDate,
+				DiscountFixedDate: []payments.DiscountTier{{DaysActive: 3, Value: 500}, {DaysActive: 5, Value: 1000}}},
+		})
+		is.Equal(*c.DueDate, t0.Add(5*24*time.Hour))
+		is.Equal(c.ExpiresDate, t0.Add(16*24*time.Hour)) // due day + 10 days
+		code, err := brcode.Parse(c.BRCode)
+		is.NoErr(err)
+		is.Equal(code.Amount, int64(0)) // no fixed amount in an OVERDUE code
+
+		day := 24 * time.Hour
+		for _, tc := range []struct {
+			at                  time.Duration
+			discount, amountDue int64
+		}{
+			{0, 1000, 9000},                                 // 5 days early: the 5-day tier
+			{2*day + time.Hour, 500, 9500},                  // 3 days early: the 3-day tier
+			{3 * day, 0, 10000},                             // 2 days early: no tier applies
+			{5 * day, 0, 10000},                             // the due day
+			{6 * day, 0, 10000 + 200 + 33},                  // 1 day late: fine + 1 day of interest
+			{10 * day, 0, 10000 + 200 + 5*33},               // 5 days late
+			{15*day + 23*time.Hour, 0, 10000 + 200 + 10*33}, // last payable day
+		} {
+			e.clock.Set(t0.Add(tc.at))
+			got, err := e.svc.GetCharge(ctx, "boleto")
+			is.NoErr(err)
+			is.Equal(got.Discount, tc.discount)   // discount at this time
+			is.Equal(got.AmountDue, tc.amountDue) // amount due at this time
+			is.Equal(got.Status, payments.ChargeActive)
+		}
+		e.clock.Set(t0.Add(16 * day))
+		got, err := e.svc.GetCharge(ctx, "boleto")
+		is.NoErr(err)
+		is.Equal(got.Status, payments.ChargeExpired) // past daysAfterDueDate
+	})
+}
+
+func TestService_ChargesCompanyIsolation(t *testing.T) {
+	eachStore(t, func(t *testing.T, e env) {
+		is := is.New(t)
+		c := createCharge(t, e, payments.CreateChargeParams{CorrelationID: "mine", Value: 100})
+		co, err := e.svc.CreateCompany(ctx, payments.CompanyParams{Name: "Other"})
+		is.NoErr(err)
+		other, err := e.svc.Company(ctx, co.ID)
+		is.NoErr(err)
+		for _, id := range []string{"mine", c.GlobalID, c.TransactionID, c.PaymentLinkID} {
+			_, err = other.GetCharge(ctx, id)
+			is.Equal(payments.ErrorCode(err), payments.ENOTFOUND) // not by any id
+		}
+		cs, _, err := other.ListCharges(ctx, payments.ChargeFilter{})
+		is.NoErr(err)
+		is.Equal(len(cs), 0) // not listed
+		is.Equal(payments.ErrorCode(other.DeleteCharge(ctx, "mine")), payments.ENOTFOUND)
+		_, err = other.QRCodeImage(ctx, c.PaymentLinkID, 0)
+		is.Equal(payments.ErrorCode(err), payments.ENOTFOUND) // nor its image
+		evs, err := other.Events(ctx, 0, 10)
+		is.NoErr(err)
+		is.Equal(len(evs), 0) // nor its events
+	})
+}

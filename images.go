@@ -1,0 +1,54 @@
+package payments
+
+import (
+	"context"
+	"errors"
+
+	"github.com/pixfoundry/payments/internal/qrpng"
+)
+
+// QR image sizes, in pixels per side.
+const (
+	MinQRSize     = qrpng.MinSize
+	MaxQRSize     = qrpng.MaxSize
+	DefaultQRSize = qrpng.DefaultSize
+)
+
+// QRCodeImage returns a size x size PNG of the BR Code of the charge or static QR code
+// with the id (a paymentLinkID, or any id GetCharge or GetPixQRCode accept). Size 0 means
+// DefaultQRSize; sizes outside MinQRSize..MaxQRSize are invalid. Images are rendered on
+// demand and cached, so a repeat request costs almost nothing. The returned bytes are
+// shared with the cache and must not be modified.
+func (s *Service) QRCodeImage(ctx context.Context, id string, size int) ([]byte, error) {
+	if size == 0 {
+		size = DefaultQRSize
+	}
+	if size < MinQRSize || size > MaxQRSize {
+		return nil, invalid("size", "size must be between %d and %d", MinQRSize, MaxQRSize)
+	}
+	code, err := s.brCodeOf(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	png, err := s.core.qr.PNG(code, size)
+	if errors.Is(err, qrpng.ErrSize) {
+		return nil, invalid("size", "size must be between %d and %d", MinQRSize, MaxQRSize)
+	}
+	return png, internal(err)
+}
+
+// brCodeOf finds the BR Code of a charge or, failing that, of a static QR code.
+func (s *Service) brCodeOf(ctx context.Context, id string) (string, error) {
+	var code string
+	err := s.view(ctx, func(t *txn) error {
+		c, err := t.findCharge(id)
+		if ok, err := found(err); err != nil || ok {
+			code = c.BRCode
+			return err
+		}
+		q, err := t.findPixQRCode(id)
+		code = q.BRCode
+		return err
+	})
+	return code, err
+}

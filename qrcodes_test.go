@@ -1,0 +1,67 @@
+package payments_test
+
+import (
+	"testing"
+
+	"github.com/matryer/is"
+
+	"github.com/pixfoundry/payments"
+	"github.com/pixfoundry/payments/brcode"
+)
+
+func TestService_PixQRCodes(t *testing.T) {
+	eachStore(t, func(t *testing.T, e env) {
+		is := is.New(t)
+		q, err := e.svc.CreatePixQRCode(ctx, payments.CreatePixQRCodeParams{Name: "Balcão", CorrelationID: "qr-1", Value: 2500, Comment: "Cafe"})
+		is.NoErr(err)
+		is.Equal(len(q.Identifier), 25) // a txid the code can carry
+		code, err := brcode.Parse(q.BRCode)
+		is.NoErr(err)
+		is.Equal(code.TxID, q.Identifier) // the identifier is the txid
+		is.Equal(code.Amount, int64(2500))
+		is.Equal(code.Info, "Cafe")
+
+		open, err := e.svc.CreatePixQRCode(ctx, payments.CreatePixQRCodeParams{Name: "Doações"})
+		is.NoErr(err)
+		is.True(open.CorrelationID != "") // generated
+		code, err = brcode.Parse(open.BRCode)
+		is.NoErr(err)
+		is.Equal(code.Amount, int64(0)) // no value: the payer chooses
+
+		for _, id := range []string{q.ID, "qr-1", q.Identifier, q.PaymentLinkID} {
+			got, err := e.svc.GetPixQRCode(ctx, id)
+			is.NoErr(err) // by ID, correlationID, identifier and paymentLinkID
+			is.Equal(got, q)
+		}
+		qs, page, err := e.svc.ListPixQRCodes(ctx, payments.ListParams{})
+		is.NoErr(err)
+		is.Equal(page.TotalCount, 2)
+		is.Equal(qs[0].ID, open.ID) // newest first
+
+		_, err = e.svc.CreatePixQRCode(ctx, payments.CreatePixQRCodeParams{Name: "again", CorrelationID: "qr-1"})
+		is.Equal(payments.ErrorCode(err), payments.ECONFLICT) // duplicate correlationID
+		_, err = e.svc.CreatePixQRCode(ctx, payments.CreatePixQRCodeParams{})
+		is.Equal(payments.ErrorField(err), "name") // name required
+		_, err = e.svc.CreatePixQRCode(ctx, payments.CreatePixQRCodeParams{Name: "x", Value: -1})
+		is.Equal(payments.ErrorField(err), "value") // negative value
+		_, err = e.svc.CreatePixQRCode(ctx, payments.CreatePixQRCodeParams{Name: "x", PixKey: "other@example.com"})
+		is.Equal(payments.ErrorField(err), "pixKey") // not the company's key
+
+		is.NoErr(e.svc.DeletePixQRCode(ctx, "qr-1"))
+		_, err = e.svc.GetPixQRCode(ctx, "qr-1")
+		is.Equal(payments.ErrorCode(err), payments.ENOTFOUND) // deleted
+		_, page, err = e.svc.ListPixQRCodes(ctx, payments.ListParams{})
+		is.NoErr(err)
+		is.Equal(page.TotalCount, 1)
+
+		co, err := e.svc.CreateCompany(ctx, payments.CompanyParams{Name: "Other"})
+		is.NoErr(err)
+		other, err := e.svc.Company(ctx, co.ID)
+		is.NoErr(err)
+		_, err = other.GetPixQRCode(ctx, open.Identifier)
+		is.Equal(payments.ErrorCode(err), payments.ENOTFOUND) // another company cannot see it
+		qs, _, err = other.ListPixQRCodes(ctx, payments.ListParams{})
+		is.NoErr(err)
+		is.Equal(len(qs), 0)
+	})
+}
