@@ -92,7 +92,10 @@ type reasonError struct {
 	reason string
 }
 
-func (e *reasonError) Error() string        { return "brcode: " + e.kind.Error() + ": " + e.reason }
+// Error returns "brcode: <kind>: <reason>".
+func (e *reasonError) Error() string { return "brcode: " + e.kind.Error() + ": " + e.reason }
+
+// Is makes errors.Is(err, kind) true.
 func (e *reasonError) Is(target error) bool { return target == e.kind }
 
 func checkCPF(s string) error {
