@@ -1,0 +1,320 @@
+package payments
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/pixfoundry/payments/store"
+)
+
+// Applications live in the system space, like companies, so that Authenticate can find the
+// company of any App ID. Unique keys: "clientId:<clientId>" and "name:<companyID>:<name>"
+// (company ids never contain ':'); each company's applications are listed by the index
+// "company:<companyID>".
+const collApplications = "applications"
+
+// ApplicationType is the kind of an application. Only API is offered.
+type ApplicationType string
+
+// Application types.
+const (
+	ApplicationAPI ApplicationType = "API" // server-to-server access with an App ID
+)
+
+// Lengths of generated credentials.
+const (
+	clientIDPrefix     = "Client_Id_"
+	clientSecretPrefix = "Client_Secret_"
+	secretBytes        = 32
+	maxAppIDLen        = 1024 // longer Authorization values are rejected before decoding
+)
+
+// Application is a set of API credentials of a company. Its App ID, sent raw in the
+// Authorization header, is base64(clientId:clientSecret).
+//
+// ClientSecret is set only in the value returned when the application is created: the
+// secret is stored as a hash and can never be shown again.
+type Application struct {
+	Name         string          `json:"name"`
+	Type         ApplicationType `json:"type"`
+	IsActive     bool            `json:"isActive"`
+	ClientID     string          `json:"clientId"`
+	ClientSecret string          `json:"clientSecret,omitempty"`
+	CreatedAt    time.Time       `json:"createdAt"`
+}
+
+// AppID returns the value a client sends in the Authorization header,
+// base64(clientId:clientSecret), or "" when the secret is not known (any application
+// other than the one just created).
+func (a Application) AppID() string {
+	if a.ClientSecret == "" {
+		return ""
+	}
+	return base64.StdEncoding.EncodeToString([]byte(a.ClientID + ":" + a.ClientSecret))
+}
+
+// ApplicationParams create an application. Name is required and unique within the
+// company; Type defaults to ApplicationAPI, the only type offered. Errors name the fields
+// "application.name" and "application.type", as the wire body nests them.
+type ApplicationParams struct {
+	Name string
+	Type ApplicationType
+}
+
+func (p ApplicationParams) check() (ApplicationParams, error) {
+	name, err := cleanString("application.name", p.Name, 200)
+	if err != nil {
+		return p, err
+	}
+	if name == "" {
+		return p, invalid("application.name", "application.name is required")
+	}
+	p.Name = name
+	switch strings.ToUpper(strings.TrimSpace(string(p.Type))) {
+	case "", string(ApplicationAPI):
+		p.Type = ApplicationAPI
+	default:
+		return p, invalid("application.type", "application.type must be %s", ApplicationAPI)
+	}
+	return p, nil
+}
+
+// applicationRecord is an application as stored: the secret only as its hash.
+type applicationRecord struct {
+	CompanyID  string          `json:"companyID"`
+	Name       string          `json:"name"`
+	Type       ApplicationType `json:"type"`
+	IsActive   bool            `json:"isActive"`
+	ClientID   string          `json:"clientId"`
+	SecretHash string          `json:"secretHash"` // hex SHA-256 of the client secret
+	CreatedAt  time.Time       `json:"createdAt"`
+	UpdatedAt  time.Time       `json:"updatedAt"`
+}
+
+func (a applicationRecord) application() Application {
+	return Application{Name: a.Name, Type: a.Type, IsActive: a.IsActive, ClientID: a.ClientID, CreatedAt: a.CreatedAt}
+}
+
+func (a applicationRecord) keys() []string {
+	return []string{"clientId:" + a.ClientID, appNameKey(a.CompanyID, a.Name)}
+}
+
+func (a applicationRecord) indexes() []store.Index {
+	return []store.Index{{Name: appCompanyIndex(a.CompanyID), Sort: sortTime(a.CreatedAt)}}
+}
+
+func appNameKey(companyID, name string) string { return "name:" + companyID + ":" + name }
+func appCompanyIndex(companyID string) string  { return "company:" + companyID }
+
+// hashSecret is the stored form of a client secret. A plain SHA-256 is enough here, unlike
+// for passwords: the secret is 32 random bytes, so there is nothing to guess and no need for
+// a slow, salted hash.
+func hashSecret(secret string) string {
+	sum := sha256.Sum256([]byte(secret))
+	return hex.EncodeToString(sum[:])
+}
+
+// CreateApplication creates API credentials for this Service's company and returns them
+// with the client secret, which is shown this once. Names are unique within a company: a
+// taken name is a conflict.
+func (s *Service) CreateApplication(ctx context.Context, p ApplicationParams) (Application, error) {
+	p, err := p.check()
+	if err != nil {
+		return Application{}, err
+	}
+	var a Application
+	err = s.update(ctx, func(t *txn) error {
+		var err error
+		a, err = t.createApplication(t.company, p)
+		return err
+	})
+	return a, err
+}
+
+// createApplication stores a new application of companyID; p must be checked.
+func (t *txn) createApplication(companyID string, p ApplicationParams) (Application, error) {
+	var raw [secretBytes]byte
+	if _, err := rand.Read(raw[:]); err != nil {
+		return Application{}, internal(err)
+	}
+	secret := clientSecretPrefix + base64.RawURLEncoding.EncodeToString(raw[:])
+	rec := applicationRecord{
+		CompanyID: companyID, Name: p.Name, Type: p.Type, IsActive: true,
+		ClientID: clientIDPrefix + uuid.NewString(), SecretHash: hashSecret(secret),
+		CreatedAt: t.now, UpdatedAt: t.now,
+	}
+	r, err := encode(t.svc.core.newID(), rec, rec.keys(), rec.indexes())
+	if err != nil {
+		return Application{}, err
+	}
+	if err := t.tx.Insert(collApplications, systemSpace, r); err != nil {
+		if errors.Is(err, store.ErrConflict) {
+			return Application{}, conflict("application.name", "an application named %q already exists", p.Name)
+		}
+		return Application{}, internal(err)
+	}
+	a := rec.application()
+	a.ClientSecret = secret
+	return a, nil
+}
+
+// applicationByName returns the application of companyID named name.
+func (t *txn) applicationByName(companyID, name string) (applicationRecord, error) {
+	var a applicationRecord
+	r, err := t.tx.GetByKey(collApplications, systemSpace, appNameKey(companyID, name))
+	if err != nil {
+		return a, storeErr(err, "application")
+	}
+	return a, decode(r, &a)
+}
+
+// firstApplication returns the clientId of the oldest application of companyID, or "".
+func (t *txn) firstApplication(companyID string) (string, error) {
+	page, err := t.tx.List(collApplications, systemSpace, store.Query{Index: appCompanyIndex(companyID), Limit: 1})
+	if err != nil {
+		return "", internal(err)
+	}
+	if len(page.Records) == 0 {
+		return "", nil
+	}
+	var a applicationRecord
+	if err := decode(page.Records[0], &a); err != nil {
+		return "", err
+	}
+	return a.ClientID, nil
+}
+
+// ListApplications returns this company's applications, newest first, without secrets.
+func (s *Service) ListApplications(ctx context.Context, p ListParams) ([]Application, PageInfo, error) {
+	p, err := p.check()
+	if err != nil {
+		return nil, PageInfo{}, err
+	}
+	var out []Application
+	var total int
+	err = s.view(ctx, func(t *txn) error {
+		q := p.query(appCompanyIndex(t.company))
+		page, err := t.tx.List(collApplications, systemSpace, q)
+		if err != nil {
+			return internal(err)
+		}
+		total = page.Total
+		out = make([]Application, 0, len(page.Records))
+		for _, r := range page.Records {
+			var a applicationRecord
+			if err := decode(r, &a); err != nil {
+				return err
+			}
+			out = append(out, a.application())
+		}
+		return nil
+	})
+	return out, p.info(total), err
+}
+
+// DeactivateApplication turns off the application of this company with clientID: its App
+// ID stops authenticating. The record stays, so its name remains taken.
+func (s *Service) DeactivateApplication(ctx context.Context, clientID string) (Application, error) {
+	var a applicationRecord
+	err := s.update(ctx, func(t *txn) error {
+		r, err := t.tx.GetByKey(collApplications, systemSpace, "clientId:"+clientID)
+		if err != nil {
+			return storeErr(err, "application")
+		}
+		if err := decode(r, &a); err != nil {
+			return err
+		}
+		if a.CompanyID != t.company {
+			return notFound("application not found") // another company's: not visible here
+		}
+		a.IsActive = false
+		a.UpdatedAt = t.now
+		r, err = encode(r.ID, a, a.keys(), a.indexes())
+		if err != nil {
+			return err
+		}
+		return storeErr(t.tx.Put(collApplications, systemSpace, r), "application")
+	})
+	if err != nil {
+		return Application{}, err
+	}
+	return a.application(), nil
+}
+
+// Authenticate resolves an App ID, base64(clientId:clientSecret) as sent in the
+// Authorization header, to the Service of the application's company.
+//
+// It is the entry point of authentication and, by design, the one method that looks
+// across companies: it may be called on any Service (typically the default company's, as
+// an HTTP adapter holds it) and returns another company's Service when the App ID belongs
+// to it. Every failure (malformed value, unknown client, wrong secret, inactive
+// application) is the same EUNAUTHORIZED error with a generic message, so a caller cannot
+// learn which part was wrong; a store failure is EINTERNAL.
+func (s *Service) Authenticate(ctx context.Context, appID string) (*Service, error) {
+	clientID, secret, ok := parseAppID(appID)
+	if !ok {
+		return nil, unauthorized()
+	}
+	var companyID string
+	err := s.view(ctx, func(t *txn) error {
+		var a applicationRecord
+		r, err := t.tx.GetByKey(collApplications, systemSpace, "clientId:"+clientID)
+		switch {
+		case errors.Is(err, store.ErrNotFound):
+			a.SecretHash = hashSecret("") // compare anyway: unknown clients take as long as wrong secrets
+		case err != nil:
+			return internal(err)
+		default:
+			if err := decode(r, &a); err != nil {
+				return err
+			}
+		}
+		got := hashSecret(secret)
+		if subtle.ConstantTimeCompare([]byte(got), []byte(a.SecretHash)) != 1 || !a.IsActive {
+			return unauthorized()
+		}
+		if _, err := t.tx.Get(collCompanies, systemSpace, a.CompanyID); err != nil {
+			if errors.Is(err, store.ErrNotFound) {
+				return unauthorized()
+			}
+			return internal(err)
+		}
+		companyID = a.CompanyID
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &Service{core: s.core, company: companyID}, nil
+}
+
+// parseAppID splits an App ID into client id and secret. It accepts standard base64 with
+// or without padding, and surrounding spaces.
+func parseAppID(appID string) (clientID, secret string, ok bool) {
+	appID = strings.TrimSpace(appID)
+	if appID == "" || len(appID) > maxAppIDLen {
+		return "", "", false
+	}
+	raw, err := base64.RawStdEncoding.DecodeString(strings.TrimRight(appID, "="))
+	if err != nil {
+		return "", "", false
+	}
+	clientID, secret, ok = strings.Cut(string(raw), ":")
+	if !ok || clientID == "" || secret == "" {
+		return "", "", false
+	}
+	return clientID, secret, true
+}
+
+func unauthorized() *Error {
+	return &Error{Code: EUNAUTHORIZED, Message: "invalid App ID"}
+}

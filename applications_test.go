@@ -1,0 +1,178 @@
+package payments_test
+
+import (
+	"bytes"
+	"encoding/base64"
+	"strings"
+	"testing"
+
+	"github.com/matryer/is"
+
+	"github.com/pixfoundry/payments"
+	"github.com/pixfoundry/payments/store"
+)
+
+func TestService_CreateApplication(t *testing.T) {
+	eachStore(t, func(t *testing.T, e env) {
+		t.Run("OK", func(t *testing.T) {
+			is := is.New(t)
+			a, err := e.svc.CreateApplication(ctx, payments.ApplicationParams{Name: "site"})
+			is.NoErr(err)
+			is.Equal(a.Name, "site")
+			is.Equal(a.Type, payments.ApplicationAPI) // type defaults to API
+			is.True(a.IsActive)                       // new applications are active
+			is.Equal(a.CreatedAt, t0)                 // time from the injected clock
+			is.True(strings.HasPrefix(a.ClientID, "Client_Id_"))
+			is.True(len(a.ClientSecret) >= 43) // 32 random bytes, encoded
+
+			raw, err := base64.StdEncoding.DecodeString(a.AppID())
+			is.NoErr(err)
+			is.Equal(string(raw), a.ClientID+":"+a.ClientSecret) // App ID = base64(clientId:clientSecret)
+
+			svc, err := e.svc.Authenticate(ctx, a.AppID())
+			is.NoErr(err)
+			is.Equal(svc.CompanyID(), payments.DefaultCompanyID) // the App ID acts for its company
+		})
+		t.Run("SecretStoredHashed", func(t *testing.T) {
+			is := is.New(t)
+			a, err := e.svc.CreateApplication(ctx, payments.ApplicationParams{Name: "hashed"})
+			is.NoErr(err)
+			err = e.store.View(ctx, func(tx store.Tx) error {
+				r, err := tx.GetByKey("applications", "_system", "clientId:"+a.ClientID)
+				is.NoErr(err)
+				is.True(!bytes.Contains(r.Data, []byte(a.ClientSecret))) // the secret is not in the record
+				return nil
+			})
+			is.NoErr(err)
+		})
+		t.Run("TwoSecretsDiffer", func(t *testing.T) {
+			is := is.New(t)
+			a, err := e.svc.CreateApplication(ctx, payments.ApplicationParams{Name: "one"})
+			is.NoErr(err)
+			b, err := e.svc.CreateApplication(ctx, payments.ApplicationParams{Name: "two"})
+			is.NoErr(err)
+			is.True(a.ClientID != b.ClientID)         // unique client ids
+			is.True(a.ClientSecret != b.ClientSecret) // random secrets
+		})
+		t.Run("ErrDuplicateName", func(t *testing.T) {
+			is := is.New(t)
+			_, err := e.svc.CreateApplication(ctx, payments.ApplicationParams{Name: "dup"})
+			is.NoErr(err)
+			_, err = e.svc.CreateApplication(ctx, payments.ApplicationParams{Name: " dup "})
+			is.Equal(payments.ErrorCode(err), payments.ECONFLICT) // names are unique within a company
+			is.Equal(payments.ErrorField(err), "application.name")
+		})
+		t.Run("ErrNameRequired", func(t *testing.T) {
+			is := is.New(t)
+			_, err := e.svc.CreateApplication(ctx, payments.ApplicationParams{Name: "  "})
+			is.Equal(payments.ErrorCode(err), payments.EINVALID) // a name is required
+			is.Equal(payments.ErrorField(err), "application.name")
+		})
+		t.Run("ErrType", func(t *testing.T) {
+			is := is.New(t)
+			_, err := e.svc.CreateApplication(ctx, payments.ApplicationParams{Name: "x", Type: "ORACLE"})
+			is.Equal(payments.ErrorCode(err), payments.EINVALID) // only API is offered
+			is.Equal(payments.ErrorField(err), "application.type")
+		})
+	})
+}
+
+func TestService_Authenticate(t *testing.T) {
+	eachStore(t, func(t *testing.T, e env) {
+		is := is.New(t)
+		a, err := e.svc.CreateApplication(ctx, payments.ApplicationParams{Name: "auth"})
+		is.NoErr(err)
+		b64 := func(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }
+
+		t.Run("OK", func(t *testing.T) {
+			is := is.New(t)
+			for _, id := range []string{
+				a.AppID(),
+				strings.TrimRight(a.AppID(), "="), // missing padding tolerated
+				"  " + a.AppID() + " ",            // surrounding spaces tolerated
+			} {
+				svc, err := e.svc.Authenticate(ctx, id)
+				is.NoErr(err)
+				is.Equal(svc.CompanyID(), payments.DefaultCompanyID)
+			}
+		})
+
+		bad := []struct{ name, appID string }{
+			{"Empty", ""},
+			{"Garbage", "not base64 at all!"},
+			{"NoColon", b64(a.ClientID + a.ClientSecret)},
+			{"EmptySecret", b64(a.ClientID + ":")},
+			{"WrongSecret", b64(a.ClientID + ":" + a.ClientSecret + "x")},
+			{"UnknownClient", b64("Client_Id_nope:" + a.ClientSecret)},
+			{"SecretAsAppID", a.ClientSecret},
+			{"TooLong", strings.Repeat("A", 4096)},
+		}
+		for _, tc := range bad {
+			t.Run(tc.name, func(t *testing.T) {
+				is := is.New(t)
+				svc, err := e.svc.Authenticate(ctx, tc.appID)
+				is.True(svc == nil)
+				is.Equal(payments.ErrorCode(err), payments.EUNAUTHORIZED) // rejected
+				is.Equal(payments.ErrorMessage(err), "invalid App ID")    // one generic message: nothing says which part was wrong
+			})
+		}
+
+		t.Run("Deactivated", func(t *testing.T) {
+			is := is.New(t)
+			d, err := e.svc.CreateApplication(ctx, payments.ApplicationParams{Name: "to-deactivate"})
+			is.NoErr(err)
+			got, err := e.svc.DeactivateApplication(ctx, d.ClientID)
+			is.NoErr(err)
+			is.True(!got.IsActive)
+			_, err = e.svc.Authenticate(ctx, d.AppID())
+			is.Equal(payments.ErrorCode(err), payments.EUNAUTHORIZED) // an inactive application no longer authenticates
+			_, err = e.svc.Authenticate(ctx, a.AppID())
+			is.NoErr(err) // other applications are unaffected
+		})
+	})
+}
+
+func TestService_ListApplications(t *testing.T) {
+	eachStore(t, func(t *testing.T, e env) {
+		is := is.New(t)
+		apps, page, err := e.svc.ListApplications(ctx, payments.ListParams{})
+		is.NoErr(err)
+		is.Equal(len(apps), 0) // a new company has no applications
+		is.Equal(page.TotalCount, 0)
+
+		for _, name := range []string{"a", "b", "c"} {
+			_, err := e.svc.CreateApplication(ctx, payments.ApplicationParams{Name: name})
+			is.NoErr(err)
+			e.clock.Advance(1e9)
+		}
+		apps, page, err = e.svc.ListApplications(ctx, payments.ListParams{Limit: 2})
+		is.NoErr(err)
+		is.Equal(page.TotalCount, 3)
+		is.Equal([]string{apps[0].Name, apps[1].Name}, []string{"c", "b"}) // newest first
+		for _, a := range apps {
+			is.Equal(a.ClientSecret, "") // secrets are never listed
+			is.Equal(a.AppID(), "")
+		}
+	})
+}
+
+func TestService_DeactivateApplication(t *testing.T) {
+	eachStore(t, func(t *testing.T, e env) {
+		t.Run("ErrNotFound", func(t *testing.T) {
+			is := is.New(t)
+			_, err := e.svc.DeactivateApplication(ctx, "Client_Id_nope")
+			is.Equal(payments.ErrorCode(err), payments.ENOTFOUND)
+		})
+		t.Run("ErrOtherCompany", func(t *testing.T) {
+			is := is.New(t)
+			pr, _, err := e.svc.CreatePreRegistration(ctx, payments.PreRegistrationParams{Name: "Other", TaxID: "11.222.333/0001-81"})
+			is.NoErr(err)
+			a, _, err := e.svc.CreatePartnerApplication(ctx, pr.Details.TaxID.TaxID, payments.ApplicationParams{Name: "api"})
+			is.NoErr(err)
+			_, err = e.svc.DeactivateApplication(ctx, a.ClientID)
+			is.Equal(payments.ErrorCode(err), payments.ENOTFOUND) // another company's application is not visible
+			_, err = e.svc.Authenticate(ctx, a.AppID())
+			is.NoErr(err) // and stays active
+		})
+	})
+}

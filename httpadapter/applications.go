@@ -1,0 +1,81 @@
+package httpadapter
+
+import (
+	"log/slog"
+	"net/http"
+
+	"github.com/pixfoundry/payments"
+)
+
+// applicationFields are an application's fields in a request body.
+type applicationFields struct {
+	Name string `json:"name"`
+	Type string `json:"type"`
+}
+
+// applicationCreateBody is the body of POST /application: {application:{name,type}}, or
+// the same fields at the top level.
+type applicationCreateBody struct {
+	Application *applicationFields `json:"application"`
+	applicationFields
+}
+
+func (b applicationCreateBody) params() payments.ApplicationParams {
+	f := b.applicationFields
+	if b.Application != nil {
+		f = *b.Application
+	}
+	return payments.ApplicationParams{Name: f.Name, Type: payments.ApplicationType(f.Type)}
+}
+
+// applicationView is an application as returned: with its appID when the secret is known
+// (only in the response that created it).
+type applicationView struct {
+	payments.Application
+	AppID string `json:"appID,omitempty"`
+}
+
+func viewApplication(a payments.Application) applicationView {
+	return applicationView{Application: a, AppID: a.AppID()}
+}
+
+// handleApplicationCreate: POST /application → 201 {application:{...,clientId,clientSecret,
+// appID}} for the caller's own company. The secret is shown only in this response.
+func handleApplicationCreate(log *slog.Logger) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, err := decode[applicationCreateBody](r)
+		if err != nil {
+			writeError(w, r, log, err)
+			return
+		}
+		a, err := company(r).CreateApplication(r.Context(), body.params())
+		if err != nil {
+			writeError(w, r, log, err)
+			return
+		}
+		encode(w, http.StatusCreated, map[string]any{"application": viewApplication(a)})
+	})
+}
+
+// handleApplicationDelete: DELETE /application {clientId} → 200 {success:true}. The
+// application is deactivated: its App ID stops working.
+func handleApplicationDelete(log *slog.Logger) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, err := decode[struct {
+			ClientID string `json:"clientId"`
+		}](r)
+		if err != nil {
+			writeError(w, r, log, err)
+			return
+		}
+		if body.ClientID == "" {
+			writeError(w, r, log, invalid("clientId", "clientId is required"))
+			return
+		}
+		if _, err := company(r).DeactivateApplication(r.Context(), body.ClientID); err != nil {
+			writeError(w, r, log, err)
+			return
+		}
+		encode(w, http.StatusOK, map[string]any{"success": true})
+	})
+}

@@ -1,0 +1,58 @@
+package httpadapter_test
+
+import (
+	"net/http"
+	"testing"
+
+	"github.com/matryer/is"
+
+	"github.com/pixfoundry/payments/httpadapter"
+)
+
+func TestApplications(t *testing.T) {
+	s := newServer(t, httpadapter.Options{})
+	var appID, clientID string
+	t.Run("Create", func(t *testing.T) {
+		is := is.New(t)
+		r := s.do(t, "POST", "/api/v1/application", s.appID, `{"application":{"name":"backoffice","type":"API"}}`)
+		mustStatus(t, is, r, http.StatusCreated) // 201, as the wire reference gives
+		a := get(r.body, "application")
+		is.Equal(str(a, "name"), "backoffice")
+		is.Equal(get(a, "isActive"), true)
+		is.True(str(a, "clientSecret") != "")
+		clientID, appID = str(a, "clientId"), str(a, "appID")
+		is.True(clientID != "" && appID != "")
+		mustStatus(t, is, s.do(t, "GET", "/api/v1/customer", appID, ""), http.StatusOK) // the new App ID works
+	})
+	t.Run("CreateFlat", func(t *testing.T) {
+		is := is.New(t)
+		r := s.do(t, "POST", "/api/v1/application", s.appID, `{"name":"flat"}`)
+		mustStatus(t, is, r, http.StatusCreated) // fields at the top level are accepted too
+		is.Equal(str(r.body, "application", "type"), "API")
+	})
+	t.Run("ErrDuplicateName", func(t *testing.T) {
+		is := is.New(t)
+		r := s.do(t, "POST", "/api/v1/application", s.appID, `{"application":{"name":"backoffice"}}`)
+		mustStatus(t, is, r, http.StatusBadRequest)
+		is.Equal(r.errMsg(), `an application named "backoffice" already exists`)
+	})
+	t.Run("ErrNameMissing", func(t *testing.T) {
+		is := is.New(t)
+		r := s.do(t, "POST", "/api/v1/application", s.appID, `{"application":{}}`)
+		mustStatus(t, is, r, http.StatusBadRequest)
+		is.Equal(r.errMsg(), "application.name is required")
+	})
+	t.Run("Delete", func(t *testing.T) {
+		is := is.New(t)
+		r := s.do(t, "DELETE", "/api/v1/application", s.appID, `{"clientId":"`+clientID+`"}`)
+		mustStatus(t, is, r, http.StatusOK)
+		is.Equal(get(r.body, "success"), true)
+		r = s.do(t, "GET", "/api/v1/customer", appID, "")
+		mustStatus(t, is, r, http.StatusUnauthorized) // a deleted application's App ID stops working
+		r = s.do(t, "DELETE", "/api/v1/application", s.appID, `{"clientId":"Client_Id_nope"}`)
+		mustStatus(t, is, r, http.StatusNotFound)
+		r = s.do(t, "DELETE", "/api/v1/application", s.appID, `{}`)
+		mustStatus(t, is, r, http.StatusBadRequest)
+		is.Equal(r.errMsg(), "clientId is required")
+	})
+}

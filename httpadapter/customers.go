@@ -1,0 +1,109 @@
+package httpadapter
+
+import (
+	"encoding/json"
+	"log/slog"
+	"net/http"
+
+	"github.com/pixfoundry/payments"
+)
+
+// customerBody is the body of POST /customer. taxID is a string (an object is tolerated).
+type customerBody struct {
+	Name          string            `json:"name"`
+	Email         string            `json:"email"`
+	Phone         string            `json:"phone"`
+	TaxID         json.RawMessage   `json:"taxID"`
+	CorrelationID string            `json:"correlationID"`
+	Address       *payments.Address `json:"address"`
+}
+
+// customerUpdateBody is the body of PATCH /customer/{id}: absent or null fields stay as
+// they are.
+type customerUpdateBody struct {
+	Name    *string           `json:"name"`
+	Email   *string           `json:"email"`
+	Phone   *string           `json:"phone"`
+	TaxID   json.RawMessage   `json:"taxID"`
+	Address *payments.Address `json:"address"`
+}
+
+// handleCustomerCreate: POST /customer → 200 {customer}.
+func handleCustomerCreate(log *slog.Logger) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, err := decode[customerBody](r)
+		if err != nil {
+			writeError(w, r, log, err)
+			return
+		}
+		taxID, err := taxIDString("taxID", body.TaxID)
+		if err != nil {
+			writeError(w, r, log, err)
+			return
+		}
+		c, err := company(r).CreateCustomer(r.Context(), payments.CreateCustomerParams{
+			Name: body.Name, TaxID: taxID, Email: body.Email, Phone: body.Phone,
+			CorrelationID: body.CorrelationID, Address: body.Address,
+		})
+		if err != nil {
+			writeError(w, r, log, err)
+			return
+		}
+		encode(w, http.StatusOK, map[string]any{"customer": c})
+	})
+}
+
+// handleCustomerList: GET /customer?skip&limit → 200 {customers, pageInfo}.
+func handleCustomerList(log *slog.Logger) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p, err := listParams(r)
+		if err != nil {
+			writeError(w, r, log, err)
+			return
+		}
+		cs, page, err := company(r).ListCustomers(r.Context(), p)
+		if err != nil {
+			writeError(w, r, log, err)
+			return
+		}
+		encode(w, http.StatusOK, map[string]any{"customers": cs, "pageInfo": page})
+	})
+}
+
+// handleCustomerGet: GET /customer/{id} (correlationID or tax ID) → 200 {customer}.
+func handleCustomerGet(log *slog.Logger) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c, err := company(r).GetCustomer(r.Context(), r.PathValue("id"))
+		if err != nil {
+			writeError(w, r, log, err)
+			return
+		}
+		encode(w, http.StatusOK, map[string]any{"customer": c})
+	})
+}
+
+// handleCustomerUpdate: PATCH /customer/{id} (correlationID) → 200 {customer}.
+func handleCustomerUpdate(log *slog.Logger) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, err := decode[customerUpdateBody](r)
+		if err != nil {
+			writeError(w, r, log, err)
+			return
+		}
+		u := payments.CustomerUpdate{Name: body.Name, Email: body.Email, Phone: body.Phone, Address: body.Address}
+		if len(body.TaxID) > 0 && string(body.TaxID) != "null" {
+			taxID, err := taxIDString("taxID", body.TaxID)
+			if err != nil {
+				writeError(w, r, log, err)
+				return
+			}
+			u.TaxID = &taxID
+		}
+		c, err := company(r).UpdateCustomer(r.Context(), r.PathValue("id"), u)
+		if err != nil {
+			writeError(w, r, log, err)
+			return
+		}
+		encode(w, http.StatusOK, map[string]any{"customer": c})
+	})
+}

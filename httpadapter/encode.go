@@ -1,0 +1,206 @@
+package httpadapter
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"mime"
+	"net/http"
+	"reflect"
+	"strconv"
+	"strings"
+
+	"github.com/pixfoundry/payments"
+)
+
+// statusOf is the one map from error code to HTTP status.
+//
+// The real API answers nearly every failure with 400; we keep 400 for bad input, taken
+// unique values (the real API answers duplicates with 400) and refused state changes, and
+// use the specific status where it carries meaning: 401, 403, 404 (the real API's own
+// "Account not found" and "Application not found" are 404s; every SDK treats any non-2xx
+// as a failure and reads the error from the body), 501 and 500.
+var statusOf = map[payments.Code]int{
+	payments.EINVALID:        http.StatusBadRequest,
+	payments.ENOTFOUND:       http.StatusNotFound,
+	payments.ECONFLICT:       http.StatusBadRequest,
+	payments.EUNAUTHORIZED:   http.StatusUnauthorized,
+	payments.EFORBIDDEN:      http.StatusForbidden,
+	payments.EPRECONDITION:   http.StatusBadRequest,
+	payments.ENOTIMPLEMENTED: http.StatusNotImplemented,
+	payments.EINTERNAL:       http.StatusInternalServerError,
+}
+
+// errorBody is the body of every failure: {"error": "<message>"}, the one shape every
+// SDK reads.
+type errorBody struct {
+	Error string `json:"error"`
+}
+
+// unauthorizedBody is the body of a 401. Besides "error", it carries the older
+// {"errors":[{"message"}], "data":null} form, so that every SDK finds the message.
+type unauthorizedBody struct {
+	Error  string         `json:"error"`
+	Errors []errorMessage `json:"errors"`
+	Data   any            `json:"data"`
+}
+
+type errorMessage struct {
+	Message string `json:"message"`
+}
+
+// writeError is the one place an error becomes an HTTP response. Internal errors are
+// logged with their cause and answered with a bare "internal error".
+func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err error) {
+	code := payments.ErrorCode(err)
+	status, ok := statusOf[code]
+	if !ok {
+		status = http.StatusInternalServerError
+	}
+	msg := payments.ErrorMessage(err)
+	if status >= 500 {
+		log.Error("request failed", "method", r.Method, "path", r.URL.Path, "status", status, "err", err)
+		if status == http.StatusInternalServerError {
+			msg = "internal error"
+		}
+	}
+	if status == http.StatusUnauthorized {
+		encode(w, status, unauthorizedBody{Error: msg, Errors: []errorMessage{{Message: msg}}})
+		return
+	}
+	encode(w, status, errorBody{Error: msg})
+}
+
+// encode writes v as the JSON body with status. Every value we encode is built by this
+// package from plain types, so a marshalling failure is a bug: it panics, and the recovery
+// middleware logs it and answers 500.
+func encode(w http.ResponseWriter, status int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(fmt.Sprintf("httpadapter: encode %T: %v", v, err))
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/json; charset=utf-8")
+	h.Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(status)
+	w.Write(append(b, '\n')) // a failed write means the client left; nothing to do
+}
+
+// invalid is a bad-request error naming the offending input.
+func invalid(field, format string, args ...any) error {
+	return &payments.Error{Code: payments.EINVALID, Field: field, Message: fmt.Sprintf(format, args...)}
+}
+
+// decode reads the request body as one JSON object into a T. It rejects a Content-Type
+// other than JSON, an empty body, a top level that is not an object ([] included),
+// malformed JSON, trailing data, a body over the size limit (set by New's middleware) and
+// values of the wrong type, naming the field. Unknown fields are ignored: the SDKs send
+// extras. Every error is EINVALID, answered 400.
+func decode[T any](r *http.Request) (T, error) {
+	var v T
+	if ct := r.Header.Get("Content-Type"); ct != "" {
+		mt, _, err := mime.ParseMediaType(ct)
+		if err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json")) {
+			return v, invalid("", "request body must be JSON (Content-Type: application/json)")
+		}
+	}
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		if mbe, ok := errors.AsType[*http.MaxBytesError](err); ok {
+			return v, invalid("", "request body too large (limit %d bytes)", mbe.Limit)
+		}
+		return v, invalid("", "could not read the request body")
+	}
+	body = bytes.TrimSpace(body)
+	switch {
+	case len(body) == 0:
+		return v, invalid("", "request body is required")
+	case body[0] != '{':
+		return v, invalid("", "request body must be a JSON object")
+	}
+	if err := json.Unmarshal(body, &v); err != nil {
+		if te, ok := errors.AsType[*json.UnmarshalTypeError](err); ok && te.Field != "" {
+			return v, invalid(te.Field, "%s must be %s", te.Field, jsonKind(te.Type))
+		}
+		if se, ok := errors.AsType[*json.SyntaxError](err); ok {
+			return v, invalid("", "request body is not valid JSON: %s (at byte %d)", se.Error(), se.Offset)
+		}
+		return v, invalid("", "request body is not valid JSON")
+	}
+	return v, nil
+}
+
+// jsonKind names the JSON type a Go type is decoded from: "a string", "a number".
+func jsonKind(t reflect.Type) string {
+	if t == nil {
+		return "a different type"
+	}
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "a boolean"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "an integer"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.Struct, reflect.Map:
+		return "an object"
+	default:
+		return "a different type"
+	}
+}
+
+// taxIDString reads a tax ID given either as a string or as a {taxID, type} object (the
+// wire uses both); null or absent is "".
+func taxIDString(field string, raw json.RawMessage) (string, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return "", nil
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err == nil {
+		return s, nil
+	}
+	var obj struct {
+		TaxID *string `json:"taxID"`
+	}
+	if err := json.Unmarshal(raw, &obj); err == nil && raw[0] == '{' {
+		if obj.TaxID == nil {
+			return "", nil
+		}
+		return *obj.TaxID, nil
+	}
+	return "", invalid(field, "%s must be a string or a {taxID, type} object", field)
+}
+
+// listParams reads the page from the query: skip and limit, both optional. Values that are
+// not whole numbers are rejected naming the parameter; bounds are the Service's to check.
+func listParams(r *http.Request) (payments.ListParams, error) {
+	q := r.URL.Query()
+	var p payments.ListParams
+	for _, f := range []struct {
+		name string
+		v    *int
+	}{{"skip", &p.Skip}, {"limit", &p.Limit}} {
+		s := strings.TrimSpace(q.Get(f.name))
+		if s == "" {
+			continue
+		}
+		n, err := strconv.Atoi(s)
+		if err != nil {
+			return p, invalid(f.name, "%s must be a whole number", f.name)
+		}
+		*f.v = n
+	}
+	return p, nil
+}

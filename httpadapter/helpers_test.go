@@ -1,0 +1,139 @@
+package httpadapter_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/matryer/is"
+
+	"github.com/pixfoundry/payments"
+	"github.com/pixfoundry/payments/httpadapter"
+	"github.com/pixfoundry/payments/store/memory"
+)
+
+var ctx = context.Background()
+
+// server is the real handler over the memory store, with the default company's App ID.
+type server struct {
+	svc   *payments.Service
+	store *memory.Store
+	h     http.Handler
+	appID string        // the default (partner) company's App ID
+	logs  *bytes.Buffer // what the handler logged
+}
+
+// newServer builds a Service on a fresh memory store, the handler over it, and an App ID
+// for the default company.
+func newServer(t *testing.T, opts httpadapter.Options) server {
+	t.Helper()
+	st := memory.New()
+	clock := payments.NewManualClock(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC))
+	svc, err := payments.New(st, payments.Options{Clock: clock, DefaultCompany: payments.CompanyParams{Name: "Loja Exemplo"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := svc.CreateApplication(ctx, payments.ApplicationParams{Name: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	logs := &bytes.Buffer{}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.NewTextHandler(logs, nil))
+	}
+	return server{svc: svc, store: st, h: httpadapter.New(svc, opts), appID: a.AppID(), logs: logs}
+}
+
+// response is a reply with its JSON body decoded.
+type response struct {
+	status int
+	header http.Header
+	raw    string
+	body   map[string]any
+}
+
+// do sends a request through the handler. appID "" sends no Authorization header; body ""
+// sends none. Every reply must be JSON, and a success must carry no "error" key.
+func (s server) do(t *testing.T, method, path, appID, body string, headers ...string) response {
+	t.Helper()
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	r := httptest.NewRequest(method, path, rd)
+	if body != "" {
+		r.Header.Set("Content-Type", "application/json")
+	}
+	if appID != "" {
+		r.Header.Set("Authorization", appID)
+	}
+	for i := 0; i+1 < len(headers); i += 2 {
+		r.Header.Set(headers[i], headers[i+1])
+	}
+	w := httptest.NewRecorder()
+	s.h.ServeHTTP(w, r)
+	res := response{status: w.Code, header: w.Header(), raw: w.Body.String()}
+	if ct := w.Header().Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
+		t.Fatalf("%s %s: Content-Type %q, body %q: every reply must be JSON", method, path, ct, res.raw)
+	}
+	if err := json.Unmarshal(w.Body.Bytes(), &res.body); err != nil {
+		t.Fatalf("%s %s: body %q is not a JSON object: %v", method, path, res.raw, err)
+	}
+	if _, ok := res.body["error"]; ok && w.Code < 300 {
+		t.Fatalf("%s %s: success body with an error key: %s", method, path, res.raw)
+	}
+	return res
+}
+
+// errMsg is the "error" of a failure body.
+func (r response) errMsg() string {
+	s, _ := r.body["error"].(string)
+	return s
+}
+
+// get walks a decoded body: get(body, "customer", "taxID", "type").
+func get(v any, path ...string) any {
+	for _, k := range path {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil
+		}
+		v = m[k]
+	}
+	return v
+}
+
+// str is get as a string.
+func str(v any, path ...string) string {
+	s, _ := get(v, path...).(string)
+	return s
+}
+
+// num is get as a number.
+func num(v any, path ...string) int {
+	f, _ := get(v, path...).(float64)
+	return int(f)
+}
+
+// list is get as an array.
+func list(v any, path ...string) []any {
+	l, _ := get(v, path...).([]any)
+	return l
+}
+
+// mustStatus checks a reply's status and shows the body when it differs.
+func mustStatus(t *testing.T, is *is.I, r response, want int) {
+	t.Helper()
+	is.Helper()
+	if r.status != want {
+		t.Logf("body: %s", r.raw)
+	}
+	is.Equal(r.status, want)
+}

@@ -1,0 +1,173 @@
+// Package httpadapter serves a payments.Service over HTTP with the OpenPix/Woovi REST API on
+// the wire, so that existing integrations and the official SDKs work by changing only the
+// base URL and the App ID.
+//
+// New returns an http.Handler to run on its own or mount on a host's mux. routes.go lists
+// every route; each is served under /api/v1/... and under the legacy /api/<vendor>/v1/...
+// prefix. Requests authenticate with `Authorization: <AppID>` (raw, no scheme): the App ID
+// selects the company, and the handler acts only for it.
+//
+// Every failure body is {"error": "<message>"} (a 401 adds the older "errors" form); the
+// status comes from one map of payments error codes. Request bodies are JSON objects of
+// at most Options.MaxBodyBytes; unknown fields and query parameters are ignored.
+package httpadapter
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"strings"
+
+	"github.com/pixfoundry/payments"
+)
+
+// DefaultMaxBodyBytes is the largest request body accepted when Options.MaxBodyBytes is 0.
+const DefaultMaxBodyBytes = 1 << 20
+
+// Options configure the handler. The zero value works.
+type Options struct {
+	// Sandbox turns on the sandbox routes (simulating payments, moving the clock) once they
+	// exist; a production deployment leaves it off.
+	Sandbox bool
+	// Logger receives request failures and recovered panics; default discards them.
+	Logger *slog.Logger
+	// MaxBodyBytes caps request bodies; default DefaultMaxBodyBytes. A larger body is
+	// answered 400 {"error":"request body too large (limit N bytes)"}.
+	MaxBodyBytes int64
+	// BaseURL is the public base URL of this server (e.g. "https://pix.example.com"), used in
+	// links it returns such as qrCodeImage and paymentLinkUrl; default is derived from the
+	// request.
+	BaseURL string
+}
+
+// New returns the HTTP handler of the OpenPix-compatible API over svc. svc is used only
+// to authenticate App IDs: each request acts for the company its App ID belongs to.
+func New(svc *payments.Service, opts Options) http.Handler {
+	return newHandler(svc, opts, nil)
+}
+
+// newHandler is New with extra routes for tests (a panicking handler, say).
+func newHandler(svc *payments.Service, opts Options, extra func(*http.ServeMux)) http.Handler {
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if opts.MaxBodyBytes <= 0 {
+		opts.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	opts.BaseURL = strings.TrimRight(opts.BaseURL, "/")
+	mux := http.NewServeMux()
+	addRoutes(mux, svc, opts)
+	if extra != nil {
+		extra(mux)
+	}
+	var h http.Handler = jsonMuxErrors(mux)
+	h = limitBody(opts.MaxBodyBytes, h)
+	h = recoverPanics(opts.Logger, h)
+	return h
+}
+
+// companyKey is the request-context key of the authenticated company's Service.
+type companyKey struct{}
+
+// requireAuth authenticates the request's App ID and puts the company's Service in the
+// request context, where company finds it. A missing or invalid App ID is answered 401.
+func requireAuth(svc *payments.Service, log *slog.Logger) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			co, err := svc.Authenticate(r.Context(), strings.TrimSpace(r.Header.Get("Authorization")))
+			if err != nil {
+				if payments.ErrorCode(err) == payments.EUNAUTHORIZED {
+					err = &payments.Error{Code: payments.EUNAUTHORIZED, Message: "appID inválido"} // the real API's text
+				}
+				writeError(w, r, log, err)
+				return
+			}
+			next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), companyKey{}, co)))
+		})
+	}
+}
+
+// company is the Service of the request's authenticated company. A route that calls it
+// without requireAuth is a bug: it panics (answered 500) rather than act for anyone else.
+func company(r *http.Request) *payments.Service {
+	co, ok := r.Context().Value(companyKey{}).(*payments.Service)
+	if !ok {
+		panic("httpadapter: " + r.Pattern + " is not behind requireAuth")
+	}
+	return co
+}
+
+// limitBody caps the request body at max bytes; decode reports the excess.
+func limitBody(max int64, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r.Body = http.MaxBytesReader(w, r.Body, max)
+		next.ServeHTTP(w, r)
+	})
+}
+
+// recoverPanics turns a panic in a handler into a logged 500 {"error":"internal error"}.
+func recoverPanics(log *slog.Logger, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() {
+			p := recover()
+			if p == nil {
+				return
+			}
+			if p == http.ErrAbortHandler { // the server handles this sentinel itself
+				panic(p)
+			}
+			log.Error("panic serving request", "method", r.Method, "path", r.URL.Path, "panic", p, "stack", string(debug.Stack()))
+			encode(w, http.StatusInternalServerError, errorBody{Error: "internal error"})
+		}()
+		next.ServeHTTP(w, r)
+	})
+}
+
+// jsonMuxErrors makes the mux's own replies JSON: its 404 for unknown routes becomes
+// {"error":"not found"}, its 405 {"error":"method not allowed"} (keeping Allow), and its
+// redirects to a cleaned path carry {} instead of HTML. It recognises them as replies with
+// a status of 300 or more whose Content-Type is not JSON: every handler of ours replies
+// through encode, which sets JSON first.
+func jsonMuxErrors(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		next.ServeHTTP(&jsonGuard{ResponseWriter: w}, r)
+	})
+}
+
+// jsonGuard replaces a non-JSON reply of status 300 or more with a JSON one.
+type jsonGuard struct {
+	http.ResponseWriter
+	replaced bool // the original body is dropped
+}
+
+func (g *jsonGuard) WriteHeader(status int) {
+	h := g.Header()
+	if status < 300 || strings.HasPrefix(h.Get("Content-Type"), "application/json") {
+		g.ResponseWriter.WriteHeader(status)
+		return
+	}
+	g.replaced = true
+	h.Del("Content-Length")
+	var body any
+	switch {
+	case status < 400:
+		body = struct{}{}
+	case status == http.StatusNotFound:
+		body = errorBody{Error: "not found"}
+	default:
+		body = errorBody{Error: strings.ToLower(http.StatusText(status))}
+	}
+	encode(g.ResponseWriter, status, body)
+}
+
+func (g *jsonGuard) Write(b []byte) (int, error) {
+	if g.replaced {
+		return len(b), nil
+	}
+	return g.ResponseWriter.Write(b)
+}
+
+// Unwrap lets http.ResponseController reach the underlying writer (Flush, deadlines).
+func (g *jsonGuard) Unwrap() http.ResponseWriter { return g.ResponseWriter }

@@ -1,0 +1,124 @@
+package httpadapter
+
+import (
+	"encoding/json"
+	"log/slog"
+	"net/http"
+
+	"github.com/pixfoundry/payments"
+)
+
+// preRegistrationBody is the body of POST /partner/company.
+type preRegistrationBody struct {
+	PreRegistration struct {
+		Name    string          `json:"name"`
+		TaxID   json.RawMessage `json:"taxID"` // {taxID, type}; a string is tolerated
+		Website string          `json:"website"`
+	} `json:"preRegistration"`
+	User payments.PreRegistrationUser `json:"user"`
+}
+
+// partnerApplicationBody is the body of POST /partner/application.
+type partnerApplicationBody struct {
+	Application applicationFields `json:"application"`
+	TaxID       json.RawMessage   `json:"taxID"` // {taxID, type}; a string is tolerated
+}
+
+// partnerPageInfo is pageInfo with the errors array the pre-registration list carries.
+type partnerPageInfo struct {
+	payments.PageInfo
+	Errors []errorMessage `json:"errors"`
+}
+
+// createdStatus is 201 for a new resource and 200 for an existing one returned again.
+func createdStatus(created bool) int {
+	if created {
+		return http.StatusCreated
+	}
+	return http.StatusOK
+}
+
+// handlePreRegistrationCreate: POST /partner/company → 201 (new) or 200 (tax ID already
+// pre-registered) {preRegistration:{name,website,taxID}, user}; 403 for a non-partner.
+func handlePreRegistrationCreate(log *slog.Logger) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, err := decode[preRegistrationBody](r)
+		if err != nil {
+			writeError(w, r, log, err)
+			return
+		}
+		taxID, err := taxIDString("preRegistration.taxID", body.PreRegistration.TaxID)
+		if err != nil {
+			writeError(w, r, log, err)
+			return
+		}
+		pr, created, err := company(r).CreatePreRegistration(r.Context(), payments.PreRegistrationParams{
+			Name: body.PreRegistration.Name, TaxID: taxID, Website: body.PreRegistration.Website, User: body.User,
+		})
+		if err != nil {
+			writeError(w, r, log, err)
+			return
+		}
+		encode(w, createdStatus(created), map[string]any{"preRegistration": pr.Details, "user": pr.User})
+	})
+}
+
+// handlePreRegistrationList: GET /partner/company?skip&limit → 200 {preRegistrations:
+// [{preRegistration,user,company,account}], pageInfo}.
+func handlePreRegistrationList(log *slog.Logger) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p, err := listParams(r)
+		if err != nil {
+			writeError(w, r, log, err)
+			return
+		}
+		prs, page, err := company(r).ListPreRegistrations(r.Context(), p)
+		if err != nil {
+			writeError(w, r, log, err)
+			return
+		}
+		encode(w, http.StatusOK, map[string]any{
+			"preRegistrations": prs,
+			"pageInfo":         partnerPageInfo{PageInfo: page, Errors: []errorMessage{}},
+		})
+	})
+}
+
+// handlePreRegistrationGet: GET /partner/company/{taxID} → 200 {preRegistration:
+// {preRegistration,user,company,account}}.
+func handlePreRegistrationGet(log *slog.Logger) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		pr, err := company(r).GetPreRegistration(r.Context(), r.PathValue("taxID"))
+		if err != nil {
+			writeError(w, r, log, err)
+			return
+		}
+		encode(w, http.StatusOK, map[string]any{"preRegistration": pr})
+	})
+}
+
+// handlePartnerApplicationCreate: POST /partner/application → 201 (new) {application:
+// {...,clientId,clientSecret,appID}} or 200 (that name exists) {application} without the
+// secret, which cannot be shown again.
+func handlePartnerApplicationCreate(log *slog.Logger) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, err := decode[partnerApplicationBody](r)
+		if err != nil {
+			writeError(w, r, log, err)
+			return
+		}
+		taxID, err := taxIDString("taxID", body.TaxID)
+		if err != nil {
+			writeError(w, r, log, err)
+			return
+		}
+		a, created, err := company(r).CreatePartnerApplication(r.Context(), taxID, payments.ApplicationParams{
+			Name: body.Application.Name, Type: payments.ApplicationType(body.Application.Type),
+		})
+		if err != nil {
+			writeError(w, r, log, err)
+			return
+		}
+		encode(w, createdStatus(created), map[string]any{"application": viewApplication(a)})
+	})
+}
