@@ -31,6 +31,9 @@ type Options struct {
 	Vendor string
 	// DefaultCompany describes the company created on first open for in-process use.
 	DefaultCompany CompanyParams
+	// Rail is the bank side: it sends Pix out and resolves Pix keys; default
+	// NewSandboxRail(Clock, 0), which settles every order at once.
+	Rail Rail
 }
 
 // Service is the whole platform for one company: every method reads and writes only that
@@ -48,6 +51,7 @@ type core struct {
 	newID  func() string
 	log    *slog.Logger
 	vendor string
+	rail   Rail
 	owns   bool // Close closes the store
 }
 
@@ -70,7 +74,7 @@ func Open(path string, opts Options) (*Service, error) {
 // New returns the Service of the default company over any store, creating the default
 // company on first use. Closing the Service does not close a store passed to New.
 func New(st store.Store, opts Options) (*Service, error) {
-	c := &core{store: st, clock: opts.Clock, newID: opts.NewID, log: opts.Logger, vendor: opts.Vendor}
+	c := &core{store: st, clock: opts.Clock, newID: opts.NewID, log: opts.Logger, vendor: opts.Vendor, rail: opts.Rail}
 	if c.clock == nil {
 		c.clock = SystemClock{}
 	}
@@ -82,6 +86,9 @@ func New(st store.Store, opts Options) (*Service, error) {
 	}
 	if c.vendor == "" {
 		c.vendor = DefaultVendor
+	}
+	if c.rail == nil {
+		c.rail = NewSandboxRail(c.clock, 0)
 	}
 	svc := &Service{core: c, company: DefaultCompanyID}
 	if err := svc.ensureDefaultCompany(context.Background(), opts.DefaultCompany); err != nil {
