@@ -116,6 +116,9 @@ func (t *txn) createCompany(id string, p CompanyParams) (Company, error) {
 	if err := t.tx.Insert(collCompanies, systemSpace, r); err != nil {
 		return Company{}, storeErr(err, "company")
 	}
+	if err := t.createDefaultAccount(c); err != nil {
+		return Company{}, err
+	}
 	return c, nil
 }
 

@@ -35,6 +35,9 @@ type Options struct {
 	PublicURL string
 	// DefaultCompany describes the company created on first open for in-process use.
 	DefaultCompany CompanyParams
+	// Rail is the bank side: it sends Pix out and resolves Pix keys; default
+	// NewSandboxRail(Clock, 0), which settles every order at once.
+	Rail Rail
 }
 
 // Service is the whole platform for one company: every method reads and writes only that
@@ -54,6 +57,7 @@ type core struct {
 	vendor    string
 	publicURL string
 	qr        *qrpng.Renderer
+	rail      Rail
 	owns      bool // Close closes the store
 }
 
@@ -77,7 +81,7 @@ func Open(path string, opts Options) (*Service, error) {
 // company on first use. Closing the Service does not close a store passed to New.
 func New(st store.Store, opts Options) (*Service, error) {
 	c := &core{store: st, clock: opts.Clock, newID: opts.NewID, log: opts.Logger, vendor: opts.Vendor,
-		publicURL: strings.TrimRight(opts.PublicURL, "/"), qr: qrpng.New(0)}
+		publicURL: strings.TrimRight(opts.PublicURL, "/"), qr: qrpng.New(0), rail: opts.Rail}
 	if c.clock == nil {
 		c.clock = SystemClock{}
 	}
@@ -89,6 +93,9 @@ func New(st store.Store, opts Options) (*Service, error) {
 	}
 	if c.vendor == "" {
 		c.vendor = DefaultVendor
+	}
+	if c.rail == nil {
+		c.rail = NewSandboxRail(c.clock, 0)
 	}
 	svc := &Service{core: c, company: DefaultCompanyID}
 	if err := svc.ensureDefaultCompany(context.Background(), opts.DefaultCompany); err != nil {

@@ -1,0 +1,246 @@
+package payments_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/matryer/is"
+
+	"github.com/pixfoundry/payments"
+)
+
+func TestService_CreateSubaccount(t *testing.T) {
+	eachStore(t, func(t *testing.T, e env) {
+		t.Run("OK", func(t *testing.T) {
+			is := is.New(t)
+			sa, created, err := e.svc.CreateSubaccount(ctx, payments.CreateSubaccountParams{PixKey: " Ana.Souza@Example.COM ", Name: " Ana "})
+			is.NoErr(err)
+			is.True(created)                                                               // a new subaccount
+			is.Equal(sa, payments.Subaccount{Name: "Ana", PixKey: "ana.souza@example.com", // key canonical, name trimmed
+				Balance: 0, CreatedAt: t0, UpdatedAt: t0})
+
+			e.clock.Advance(time.Minute)
+			again, created, err := e.svc.CreateSubaccount(ctx, payments.CreateSubaccountParams{PixKey: "ana.souza@example.com", Name: "Other name"})
+			is.NoErr(err)
+			is.True(!created)   // the same key retrieves it
+			is.Equal(again, sa) // unchanged: same name, same times
+
+			got, err := e.svc.GetSubaccount(ctx, "ANA.SOUZA@example.com")
+			is.NoErr(err)
+			is.Equal(got, sa) // get accepts any form of the key
+		})
+		t.Run("KeyTypes", func(t *testing.T) {
+			is := is.New(t)
+			for in, want := range map[string]string{
+				"+55 (11) 99999-0000":                  "+5511999990000",
+				"529.982.247-25":                       "52998224725",
+				"11.222.333/0001-81":                   "11222333000181",
+				"0F3A9C1E-5B7D-4E2A-9C8B-1D2E3F4A5B6C": "0f3a9c1e-5b7d-4e2a-9c8b-1d2e3f4a5b6c",
+			} {
+				sa, created, err := e.svc.CreateSubaccount(ctx, payments.CreateSubaccountParams{PixKey: in, Name: "S"})
+				is.NoErr(err)
+				is.True(created)
+				is.Equal(sa.PixKey, want) // every key type, canonical
+			}
+		})
+		t.Run("ErrNotFound", func(t *testing.T) {
+			is := is.New(t)
+			_, err := e.svc.GetSubaccount(ctx, "nobody@example.com")
+			is.Equal(payments.ErrorCode(err), payments.ENOTFOUND)
+			_, err = e.svc.GetSubaccount(ctx, "not a key")
+			is.Equal(payments.ErrorField(err), "pixKey") // a malformed key is named
+		})
+		auditClean(t, e.svc)
+	})
+}
+
+func TestService_CreateSubaccount_Invalid(t *testing.T) {
+	cases := []struct {
+		name  string
+		p     payments.CreateSubaccountParams
+		field string
+	}{
+		{"NoKey", payments.CreateSubaccountParams{Name: "A"}, "pixKey"},
+		{"BadKey", payments.CreateSubaccountParams{PixKey: "not-a-key", Name: "A"}, "pixKey"},
+		{"BadCPFKey", payments.CreateSubaccountParams{PixKey: "52998224726", Name: "A"}, "pixKey"},
+		{"NoName", payments.CreateSubaccountParams{PixKey: "a@example.com"}, "name"},
+		{"BlankName", payments.CreateSubaccountParams{PixKey: "a@example.com", Name: "   "}, "name"},
+		{"NameTooLong", payments.CreateSubaccountParams{PixKey: "a@example.com", Name: strings.Repeat("a", 201)}, "name"},
+		{"NameControl", payments.CreateSubaccountParams{PixKey: "a@example.com", Name: "a\nb"}, "name"},
+	}
+	eachStore(t, func(t *testing.T, e env) {
+		for _, tc := range cases {
+			t.Run(tc.name, func(t *testing.T) {
+				is := is.New(t)
+				_, _, err := e.svc.CreateSubaccount(ctx, tc.p)
+				is.Equal(payments.ErrorCode(err), payments.EINVALID) // rejected as invalid
+				is.Equal(payments.ErrorField(err), tc.field)         // naming the field
+				_, page, err := e.svc.ListSubaccounts(ctx, payments.ListParams{})
+				is.NoErr(err)
+				is.Equal(page.TotalCount, 0) // nothing was written
+			})
+		}
+		auditClean(t, e.svc)
+	})
+}
+
+func TestService_ListSubaccounts(t *testing.T) {
+	eachStore(t, func(t *testing.T, e env) {
+		is := is.New(t)
+		for _, k := range []string{"a@example.com", "b@example.com", "c@example.com"} {
+			mustSubaccount(t, e.svc, k, 10)
+			e.clock.Advance(time.Second)
+		}
+		subs, page, err := e.svc.ListSubaccounts(ctx, payments.ListParams{Skip: 1, Limit: 1})
+		is.NoErr(err)
+		is.Equal(page, payments.PageInfo{Skip: 1, Limit: 1, TotalCount: 3, HasPreviousPage: true, HasNextPage: true})
+		is.Equal(len(subs), 1)
+		is.Equal(subs[0].PixKey, "b@example.com") // newest first
+		is.Equal(subs[0].Balance, int64(10))      // with its balance
+		_, _, err = e.svc.ListSubaccounts(ctx, payments.ListParams{Skip: -1})
+		is.Equal(payments.ErrorField(err), "skip")
+		auditClean(t, e.svc)
+	})
+}
+
+func TestService_TransferBetweenSubaccounts(t *testing.T) {
+	transfer := func(from, to string, value int64, cid string) payments.SubaccountTransferParams {
+		return payments.SubaccountTransferParams{Value: value, FromPixKey: from, FromPixKeyType: "EMAIL",
+			ToPixKey: to, ToPixKeyType: "EMAIL", CorrelationID: cid}
+	}
+	balances := func(t *testing.T, svc *payments.Service, keys ...string) []int64 {
+		t.Helper()
+		var out []int64
+		for _, k := range keys {
+			sa, err := svc.GetSubaccount(ctx, k)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, sa.Balance)
+		}
+		return out
+	}
+	eachStore(t, func(t *testing.T, e env) {
+		mustSubaccount(t, e.svc, "a@example.com", 1000)
+		mustSubaccount(t, e.svc, "b@example.com", 0)
+		mustSubaccount(t, e.svc, "c@example.com", 0)
+
+		t.Run("OK", func(t *testing.T) {
+			is := is.New(t)
+			tr, err := e.svc.TransferBetweenSubaccounts(ctx, transfer("a@example.com", "B@example.com", 300, "t1"))
+			is.NoErr(err)
+			is.Equal(tr.Value, int64(300))
+			is.Equal(tr.CorrelationID, "t1")
+			is.Equal(tr.CreatedAt, t0)
+			is.Equal(tr.Origin.PixKey, "a@example.com")
+			is.Equal(tr.Origin.Balance, int64(700)) // origin balance after the transfer
+			is.Equal(tr.Destination.PixKey, "b@example.com")
+			is.Equal(tr.Destination.Balance, int64(300)) // destination balance after the transfer
+			is.Equal(balances(t, e.svc, "a@example.com", "b@example.com"), []int64{700, 300})
+			auditClean(t, e.svc)
+		})
+		t.Run("TypeDetected", func(t *testing.T) {
+			is := is.New(t)
+			tr, err := e.svc.TransferBetweenSubaccounts(ctx, payments.SubaccountTransferParams{Value: 1, FromPixKey: "b@example.com", ToPixKey: "a@example.com"})
+			is.NoErr(err)                   // key types may be left out
+			is.True(tr.CorrelationID != "") // a correlationID is made when none is given
+		})
+		t.Run("Idempotent", func(t *testing.T) {
+			is := is.New(t)
+			first, err := e.svc.TransferBetweenSubaccounts(ctx, transfer("a@example.com", "c@example.com", 100, "t-idem"))
+			is.NoErr(err)
+			before := balances(t, e.svc, "a@example.com", "c@example.com")
+			e.clock.Advance(time.Minute)
+			again, err := e.svc.TransferBetweenSubaccounts(ctx, transfer("a@example.com", "c@example.com", 100, "t-idem"))
+			is.NoErr(err)
+			is.Equal(again, first)                                                 // the first result, balances as they were then
+			is.Equal(balances(t, e.svc, "a@example.com", "c@example.com"), before) // nothing moved twice
+
+			_, err = e.svc.TransferBetweenSubaccounts(ctx, transfer("a@example.com", "c@example.com", 101, "t-idem"))
+			is.Equal(payments.ErrorCode(err), payments.ECONFLICT) // same correlationID, another transfer
+			is.Equal(payments.ErrorField(err), "correlationID")
+			is.Equal(balances(t, e.svc, "a@example.com", "c@example.com"), before)
+			auditClean(t, e.svc)
+		})
+		t.Run("ErrInsufficientBalance", func(t *testing.T) {
+			is := is.New(t)
+			before := balances(t, e.svc, "b@example.com", "c@example.com")
+			_, err := e.svc.TransferBetweenSubaccounts(ctx, transfer("c@example.com", "b@example.com", before[1]+1, "t-broke"))
+			is.Equal(payments.ErrorCode(err), payments.EPRECONDITION) // more than the origin has
+			is.Equal(payments.ErrorField(err), "value")
+			is.Equal(balances(t, e.svc, "b@example.com", "c@example.com"), before) // nothing moved
+
+			is.NoErr(e.svc.FundSubaccountForTest(ctx, "c@example.com", 1))
+			_, err = e.svc.TransferBetweenSubaccounts(ctx, transfer("c@example.com", "b@example.com", before[1]+1, "t-broke"))
+			is.NoErr(err) // the failed attempt did not use up its correlationID
+			auditClean(t, e.svc)
+		})
+		t.Run("ErrUnknownSubaccount", func(t *testing.T) {
+			is := is.New(t)
+			_, err := e.svc.TransferBetweenSubaccounts(ctx, transfer("nobody@example.com", "a@example.com", 1, ""))
+			is.Equal(payments.ErrorCode(err), payments.ENOTFOUND) // unknown origin
+			is.Equal(payments.ErrorField(err), "fromPixKey")
+			_, err = e.svc.TransferBetweenSubaccounts(ctx, transfer("a@example.com", "nobody@example.com", 1, ""))
+			is.Equal(payments.ErrorCode(err), payments.ENOTFOUND) // unknown destination
+			is.Equal(payments.ErrorField(err), "toPixKey")
+		})
+		t.Run("ErrInvalid", func(t *testing.T) {
+			cases := []struct {
+				name  string
+				p     payments.SubaccountTransferParams
+				field string
+			}{
+				{"ZeroValue", transfer("a@example.com", "b@example.com", 0, ""), "value"},
+				{"NegativeValue", transfer("a@example.com", "b@example.com", -5, ""), "value"},
+				{"SameSubaccount", transfer("a@example.com", "A@example.com", 1, ""), "toPixKey"},
+				{"BadFromKey", transfer("a@", "b@example.com", 1, ""), "fromPixKey"},
+				{"BadToKey", transfer("a@example.com", "", 1, ""), "toPixKey"},
+				{"BadKeyType", payments.SubaccountTransferParams{Value: 1, FromPixKey: "a@example.com", FromPixKeyType: "IBAN", ToPixKey: "b@example.com"}, "fromPixKeyType"},
+				{"KeyNotOfType", payments.SubaccountTransferParams{Value: 1, FromPixKey: "a@example.com", ToPixKey: "b@example.com", ToPixKeyType: "CPF"}, "toPixKey"},
+				{"CorrelationIDControl", transfer("a@example.com", "b@example.com", 1, "a\x00b"), "correlationID"},
+			}
+			for _, tc := range cases {
+				t.Run(tc.name, func(t *testing.T) {
+					is := is.New(t)
+					_, err := e.svc.TransferBetweenSubaccounts(ctx, tc.p)
+					is.Equal(payments.ErrorCode(err), payments.EINVALID)
+					is.Equal(payments.ErrorField(err), tc.field)
+				})
+			}
+		})
+		auditClean(t, e.svc)
+	})
+}
+
+func TestService_SubaccountsCompanyIsolation(t *testing.T) {
+	eachStore(t, func(t *testing.T, e env) {
+		is := is.New(t)
+		mustSubaccount(t, e.svc, "a@example.com", 500)
+		mustSubaccount(t, e.svc, "b@example.com", 0)
+		co, err := e.svc.CreateCompany(ctx, payments.CompanyParams{Name: "Second"})
+		is.NoErr(err)
+		other, err := e.svc.Company(ctx, co.ID)
+		is.NoErr(err)
+
+		_, err = other.GetSubaccount(ctx, "a@example.com")
+		is.Equal(payments.ErrorCode(err), payments.ENOTFOUND) // cannot get the first company's subaccount
+		subs, page, err := other.ListSubaccounts(ctx, payments.ListParams{})
+		is.NoErr(err)
+		is.Equal(len(subs), 0) // nor see it in lists
+		is.Equal(page.TotalCount, 0)
+		_, err = other.TransferBetweenSubaccounts(ctx, payments.SubaccountTransferParams{Value: 1, FromPixKey: "a@example.com", ToPixKey: "b@example.com"})
+		is.Equal(payments.ErrorCode(err), payments.ENOTFOUND) // nor move its money
+
+		sa, created, err := other.CreateSubaccount(ctx, payments.CreateSubaccountParams{PixKey: "a@example.com", Name: "Theirs"})
+		is.NoErr(err)
+		is.True(created)               // the same key is free in another company
+		is.Equal(sa.Balance, int64(0)) // with its own, empty, book
+		mine, err := e.svc.GetSubaccount(ctx, "a@example.com")
+		is.NoErr(err)
+		is.Equal(mine.Balance, int64(500)) // the first company's is untouched
+		is.True(mine.Name != sa.Name)
+		auditClean(t, e.svc)
+		auditClean(t, other)
+	})
+}
