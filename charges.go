@@ -93,8 +93,10 @@ type Charge struct {
 
 	PaidAt    *time.Time `json:"paidAt,omitempty"`
 	PaidValue int64      `json:"paidValue,omitempty"`
-	CreatedAt time.Time  `json:"createdAt"`
-	UpdatedAt time.Time  `json:"updatedAt"`
+	// EndToEndID is the id of the Pix that paid the charge.
+	EndToEndID string    `json:"endToEndId,omitempty"`
+	CreatedAt  time.Time `json:"createdAt"`
+	UpdatedAt  time.Time `json:"updatedAt"`
 
 	PaymentMethods PaymentMethods `json:"paymentMethods"`
 }

@@ -31,20 +31,23 @@ type Company struct {
 	MerchantCity string `json:"merchantCity"`
 	// FeePolicy is what the platform takes from each Pix received; nil means DefaultFeePolicy.
 	FeePolicy *FeePolicy `json:"feePolicy,omitempty"`
-	CreatedAt time.Time  `json:"createdAt"`
-	UpdatedAt time.Time  `json:"updatedAt"`
+	// CashbackPolicy is the percentage cashback; nil means DefaultCashbackPolicy.
+	CashbackPolicy *CashbackPolicy `json:"cashbackPolicy,omitempty"`
+	CreatedAt      time.Time       `json:"createdAt"`
+	UpdatedAt      time.Time       `json:"updatedAt"`
 }
 
 // CompanyParams describe a company being created. Empty fields take defaults: a random
 // (EVP) Pix key, the company name as merchant name, and the city "SAO PAULO".
 type CompanyParams struct {
-	Name         string
-	TaxID        string
-	Partner      bool
-	PixKey       string
-	MerchantName string
-	MerchantCity string
-	FeePolicy    *FeePolicy
+	Name           string
+	TaxID          string
+	Partner        bool
+	PixKey         string
+	MerchantName   string
+	MerchantCity   string
+	FeePolicy      *FeePolicy
+	CashbackPolicy *CashbackPolicy
 }
 
 func (p CompanyParams) build(id string, now time.Time) (Company, error) {
@@ -55,7 +58,7 @@ func (p CompanyParams) build(id string, now time.Time) (Company, error) {
 	if name == "" {
 		name = defaultCompName
 	}
-	c := Company{ID: id, Name: name, Partner: p.Partner, FeePolicy: p.FeePolicy, CreatedAt: now, UpdatedAt: now}
+	c := Company{ID: id, Name: name, Partner: p.Partner, FeePolicy: p.FeePolicy, CashbackPolicy: p.CashbackPolicy, CreatedAt: now, UpdatedAt: now}
 	if fp := p.FeePolicy; fp != nil && (fp.BasisPoints < 0 || fp.BasisPoints > 10000 || fp.Min < 0 || fp.Max < 0 || fp.Max > 0 && fp.Max < fp.Min) {
 		return Company{}, invalid("feePolicy", "feePolicy needs basisPoints 0..10000 and 0 <= min <= max")
 	}

@@ -42,8 +42,8 @@ func TestService_QRCodeImage(t *testing.T) {
 		is.NoErr(err)
 		cfg, err := png.DecodeConfig(bytes.NewReader(b))
 		is.NoErr(err)
-		is.Equal(cfg.Width, size)             // the requested size
-		is.Equal(decodeQR(t, b), c.BRCode)     // decodes to the exact brCode
+		is.Equal(cfg.Width, size)          // the requested size
+		is.Equal(decodeQR(t, b), c.BRCode) // decodes to the exact brCode
 	}
 	b, err := e.svc.QRCodeImage(ctx, q.PaymentLinkID, 0)
 	is.NoErr(err)

@@ -135,15 +135,29 @@ type txn struct {
 	tx      store.Tx
 	company string
 	now     time.Time
+	// afterCommit runs once the transaction has committed: calls to the outside (the
+	// Rail) that must not happen for a transaction that rolls back.
+	afterCommit []func(context.Context)
 }
+
+// after schedules fn to run when the transaction has committed.
+func (t *txn) after(fn func(context.Context)) { t.afterCommit = append(t.afterCommit, fn) }
 
 // update runs fn in one write transaction. Every error it returns is an *Error.
 func (s *Service) update(ctx context.Context, fn func(*txn) error) error {
 	now := s.now()
+	var t *txn
 	err := s.core.store.Update(ctx, func(tx store.Tx) error {
-		return fn(&txn{svc: s, tx: tx, company: s.company, now: now})
+		t = &txn{svc: s, tx: tx, company: s.company, now: now} // afresh if the store runs fn again
+		return fn(t)
 	})
-	return s.finish(err)
+	if err != nil {
+		return s.finish(err)
+	}
+	for _, fn := range t.afterCommit {
+		fn(ctx)
+	}
+	return nil
 }
 
 // view runs fn in one read transaction.

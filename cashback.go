@@ -1,0 +1,219 @@
+package payments
+
+import (
+	"context"
+	"time"
+
+	"github.com/pixfoundry/payments/store"
+)
+
+const collCashbacks = "cashbacks"
+
+// Cashback gives a payer part of their money back, as a Pix devolution of the payment
+// (a Refund with correlationID "cashback-<transactionID>"), so that it really reaches them
+// and moves through the ledger like any refund.
+//
+//   - Percentage cashback: a charge created with EnableCashbackPercentage returns
+//     CashbackPolicy.BasisPoints of the amount paid when it is paid.
+//   - Exclusive (fidelity) cashback: GetOrCreateExclusiveCashback promises a customer, by
+//     tax ID, a value; it stays PENDING until that customer pays a charge created with
+//     EnableCashbackExclusivePercentage, which returns it (up to the amount paid).
+//
+// Cashback is paid from the company account's available balance, never more than it holds.
+type Cashback struct {
+	ID        string         `json:"id"`
+	TaxID     string         `json:"taxID"`
+	Value     int64          `json:"value"`
+	Kind      CashbackKind   `json:"kind"`
+	Status    CashbackStatus `json:"status"`
+	RefundID  string         `json:"refundId,omitempty"`   // the devolution that paid it
+	Payment   string         `json:"endToEndId,omitempty"` // the Pix that triggered it
+	CreatedAt time.Time      `json:"createdAt"`
+	UpdatedAt time.Time      `json:"updatedAt"`
+}
+
+// CashbackKind is how a cashback came to be.
+type CashbackKind string
+
+// Cashback kinds.
+const (
+	CashbackPercentage CashbackKind = "PERCENTAGE"
+	CashbackExclusive  CashbackKind = "EXCLUSIVE"
+)
+
+// CashbackStatus is where a cashback stands.
+type CashbackStatus string
+
+// Cashback statuses.
+const (
+	CashbackPending CashbackStatus = "PENDING" // exclusive, waiting for the customer's payment
+	CashbackPaid    CashbackStatus = "PAID"    // sent back to the payer (see its refund)
+)
+
+// CashbackPolicy is a company's percentage cashback: BasisPoints of the amount paid
+// (100 = 1%). The default, DefaultCashbackPolicy, returns 1%.
+type CashbackPolicy struct {
+	BasisPoints int64 `json:"basisPoints"`
+}
+
+// DefaultCashbackPolicy returns 1% of what was paid.
+var DefaultCashbackPolicy = CashbackPolicy{BasisPoints: 100}
+
+func (c Company) cashback() CashbackPolicy {
+	if c.CashbackPolicy != nil {
+		return *c.CashbackPolicy
+	}
+	return DefaultCashbackPolicy
+}
+
+func (cb Cashback) indexes() []store.Index {
+	ix := []store.Index{byCreation(cb.CreatedAt)}
+	if cb.Status == CashbackPending {
+		ix = append(ix, store.Index{Name: "pending:" + cb.TaxID, Sort: sortTime(cb.CreatedAt)})
+	}
+	return ix
+}
+
+// GetOrCreateExclusiveCashback promises the customer with taxID an exclusive cashback of
+// value centavos. When one is already pending for that tax ID it is returned instead, with
+// created false, and nothing changes.
+func (s *Service) GetOrCreateExclusiveCashback(ctx context.Context, taxID string, value int64) (Cashback, bool, error) {
+	var cb Cashback
+	created := false
+	err := s.update(ctx, func(t *txn) error {
+		tid, err := parseTaxID("taxID", taxID)
+		if err != nil {
+			return err
+		}
+		pending, err := t.pendingCashbacks(tid.TaxID)
+		if err != nil {
+			return err
+		}
+		if len(pending) > 0 {
+			cb = pending[0]
+			return nil
+		}
+		if value <= 0 || value > MaxChargeValue {
+			return invalid("value", "value must be a positive number of centavos")
+		}
+		cb = Cashback{ID: t.svc.core.newID(), TaxID: tid.TaxID, Value: value, Kind: CashbackExclusive,
+			Status: CashbackPending, CreatedAt: t.now, UpdatedAt: t.now}
+		created = true
+		return t.insert(collCashbacks, cb.ID, "cashback", cb, nil, cb.indexes())
+	})
+	return cb, created, err
+}
+
+// CashbackBalance is the exclusive cashback a customer has still to receive.
+type CashbackBalance struct {
+	Balance int64          `json:"balance"`
+	Status  CashbackStatus `json:"status"` // PENDING when Balance > 0, else PAID or "" when none ever
+}
+
+// GetCashbackBalance returns the exclusive cashback still to be received by the customer
+// with taxID.
+func (s *Service) GetCashbackBalance(ctx context.Context, taxID string) (CashbackBalance, error) {
+	var b CashbackBalance
+	err := s.view(ctx, func(t *txn) error {
+		tid, err := parseTaxID("taxID", taxID)
+		if err != nil {
+			return err
+		}
+		pending, err := t.pendingCashbacks(tid.TaxID)
+		if err != nil {
+			return err
+		}
+		for _, cb := range pending {
+			b.Balance += cb.Value
+		}
+		if b.Balance > 0 {
+			b.Status = CashbackPending
+		}
+		return nil
+	})
+	return b, err
+}
+
+func (t *txn) pendingCashbacks(taxID string) ([]Cashback, error) {
+	out, _, err := list[Cashback](t, collCashbacks, store.Query{Index: "pending:" + taxID, Limit: MaxLimit}, nil)
+	return out, err
+}
+
+// applyCashback pays the cashback a charge's payment earns, as one devolution of the
+// payment, sent to the bank after the transaction commits.
+func (t *txn) applyCashback(c *Charge, x *Transaction) error {
+	if !c.EnableCashbackPercentage && !c.EnableCashbackExclusivePercentage {
+		return nil
+	}
+	co, err := t.loadCompany()
+	if err != nil {
+		return err
+	}
+	var earned []Cashback
+	if c.EnableCashbackPercentage {
+		if v := percentOf(x.Value, co.cashback().BasisPoints); v > 0 {
+			earned = append(earned, Cashback{ID: t.svc.core.newID(), Value: v, Kind: CashbackPercentage, CreatedAt: t.now})
+		}
+	}
+	if taxID := payerTaxID(c, x); c.EnableCashbackExclusivePercentage && taxID != "" {
+		pending, err := t.pendingCashbacks(taxID)
+		if err != nil {
+			return err
+		}
+		earned = append(earned, pending...)
+	}
+	acct, err := t.defaultAccount()
+	if err != nil {
+		return err
+	}
+	budget := min(x.Value, acct.Balance.Available)
+	var total int64
+	for i := range earned {
+		cb := &earned[i]
+		if total+cb.Value > budget {
+			break // the rest stays pending (exclusive) or is not paid (percentage beyond the balance)
+		}
+		total += cb.Value
+		cb.TaxID = payerTaxID(c, x)
+		cb.Status, cb.Payment, cb.UpdatedAt = CashbackPaid, x.EndToEndID, t.now
+	}
+	if total == 0 {
+		return nil
+	}
+	stored, err := t.findTransaction(x.EndToEndID)
+	if err != nil {
+		return err
+	}
+	r, err := t.createRefund(stored, "cashback-"+x.TransactionID, total, "Cashback")
+	if err != nil {
+		return err
+	}
+	x.RefundedValue += total
+	for _, cb := range earned {
+		if cb.Status != CashbackPaid {
+			continue
+		}
+		cb.RefundID = r.RefundID
+		if cb.Kind == CashbackPercentage {
+			err = t.insert(collCashbacks, cb.ID, "cashback", cb, nil, cb.indexes())
+		} else {
+			err = t.put(collCashbacks, cb.ID, "cashback", cb, nil, cb.indexes())
+		}
+		if err != nil {
+			return err
+		}
+	}
+	t.after(func(ctx context.Context) { t.svc.sendRefund(ctx, r) })
+	return nil
+}
+
+// payerTaxID is the tax ID a cashback is for: the charge's customer's, else the payer's.
+func payerTaxID(c *Charge, x *Transaction) string {
+	switch {
+	case c.Customer != nil && c.Customer.TaxID != nil:
+		return c.Customer.TaxID.TaxID
+	case x.Payer != nil && x.Payer.TaxID != nil:
+		return x.Payer.TaxID.TaxID
+	}
+	return ""
+}

@@ -1,0 +1,285 @@
+package payments
+
+import (
+	"context"
+	"encoding/base64"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// ReceivePixParams describe a Pix that arrived at the company: what a bank connector (or
+// the sandbox) reports. EndToEndID and Value are required, and one of TxID and PixKey.
+type ReceivePixParams struct {
+	// EndToEndID is the Pix network's id of the payment: the same id twice is one Pix.
+	EndToEndID string
+	Value      int64     // centavos
+	Time       time.Time // when the Pix settled; zero means now
+	// TxID is the reference the payer's code carried: a charge's txid, identifier or
+	// transactionID, or a static QR code's identifier.
+	TxID string
+	// PixKey is the key the Pix was sent to; it defaults to the company's key.
+	PixKey      string
+	Payer       *Payer
+	InfoPagador string // the payer's message
+}
+
+// Payer is who sent a Pix.
+type Payer struct {
+	Name  string
+	TaxID string // CPF or CNPJ
+}
+
+// MaxEndToEndID is the longest endToEndId accepted (the Pix network's are 32 characters).
+const MaxEndToEndID = 64
+
+// ReceivePix records a Pix the company received, in one transaction with everything it
+// causes: the transaction, the ledger entry crediting the company (less the fee, to its
+// account, or to the charge's subaccount or splits), the charge's completion and the
+// CHARGE_COMPLETED and TRANSACTION_RECEIVED events.
+//
+// Money is never dropped. A Pix whose charge can no longer take it (already paid, expired,
+// deleted, or a value other than the amount due) is recorded and credited to the company's
+// account with the reason in Transaction.Unmatched; the company decides whether to refund
+// it (CreateRefund). A static QR code takes any number of payments.
+//
+// The same EndToEndID again returns the first transaction and moves nothing; with another
+// value it is a conflict.
+func (s *Service) ReceivePix(ctx context.Context, p ReceivePixParams) (Transaction, error) {
+	var x Transaction
+	err := s.update(ctx, func(t *txn) error {
+		var err error
+		x, err = t.receivePix(p)
+		return err
+	})
+	return x, err
+}
+
+func (t *txn) receivePix(p ReceivePixParams) (Transaction, error) {
+	e2e, err := cleanString("endToEndId", p.EndToEndID, MaxEndToEndID)
+	if err != nil {
+		return Transaction{}, err
+	}
+	if e2e == "" {
+		return Transaction{}, invalid("endToEndId", "endToEndId is required")
+	}
+	if p.Value <= 0 || p.Value > MaxChargeValue {
+		return Transaction{}, invalid("value", "value must be a positive number of centavos")
+	}
+	if prev, err := t.findTransaction(e2e); err == nil {
+		if prev.Value != p.Value || prev.Type != TransactionPayment {
+			return Transaction{}, conflict("endToEndId", "a different Pix with endToEndId %s was already received", e2e)
+		}
+		return prev, nil
+	} else if ErrorCode(err) != ENOTFOUND {
+		return Transaction{}, err
+	}
+	at := p.Time.UTC().Truncate(time.Millisecond)
+	if p.Time.IsZero() {
+		at = t.now
+	}
+	x := Transaction{
+		ID: t.svc.core.newID(), Type: TransactionPayment, Status: "CONFIRMED", Value: p.Value,
+		Time: at, EndToEndID: e2e, TransactionID: strings.ReplaceAll(uuid.NewString(), "-", ""),
+		CreatedAt: t.now,
+	}
+	x.GlobalID = base64.StdEncoding.EncodeToString([]byte("PixTransaction:" + x.ID))
+	if x.InfoPagador, err = cleanString("infoPagador", p.InfoPagador, 140); err != nil {
+		return Transaction{}, err
+	}
+	if p.Payer != nil {
+		if x.Payer, err = p.Payer.customer(); err != nil {
+			return Transaction{}, err
+		}
+	}
+	co, err := t.loadCompany()
+	if err != nil {
+		return Transaction{}, err
+	}
+	x.PixKey = co.PixKey
+	if p.PixKey != "" {
+		key, _, err := parsePixKey("pixKey", p.PixKey, "")
+		if err != nil {
+			return Transaction{}, err
+		}
+		if key != co.PixKey {
+			return Transaction{}, notFound("Pix key %s does not belong to this company", key)
+		}
+	}
+	txid, err := cleanString("txid", p.TxID, 64)
+	if err != nil {
+		return Transaction{}, err
+	}
+	x.Raw = PixRaw{EndToEndID: e2e, TxID: txid, Valor: formatReais(p.Value), Horario: at, InfoPagador: x.InfoPagador}
+	x.Fee = co.fees().Fee(p.Value)
+
+	var charge *Charge
+	if txid != "" && txid != "***" {
+		if charge, x.PixQrCode, err = t.receiveTarget(txid); err != nil {
+			return Transaction{}, err
+		}
+	}
+	credits := []Posting(nil)
+	if charge != nil {
+		x.Charge = charge.ref()
+		x.Customer = charge.Customer
+		if reason := charge.cannotTake(at, p.Value); reason != "" {
+			x.Unmatched = reason
+		} else {
+			if credits, err = t.chargeCredits(*charge, p.Value-x.Fee); err != nil {
+				return Transaction{}, err
+			}
+			if err := t.completeCharge(charge, x, at); err != nil {
+				return Transaction{}, err
+			}
+			x.Charge = charge.ref()
+		}
+	}
+	acct, err := t.defaultAccount()
+	if err != nil {
+		return Transaction{}, err
+	}
+	postings := []Posting{{Book: bookPixNetwork, Amount: -p.Value}}
+	if x.Fee > 0 {
+		postings = append(postings, Posting{Book: bookFees, Amount: x.Fee})
+	}
+	rest := p.Value - x.Fee
+	for _, c := range credits {
+		postings = append(postings, c)
+		rest -= c.Amount
+	}
+	if rest > 0 {
+		postings = append(postings, Posting{Book: accountBook(acct.AccountID), Amount: rest})
+	}
+	if _, err := t.post("pix.received", x.ID, postings...); err != nil {
+		return Transaction{}, err
+	}
+	if err := t.insert(collTransactions, x.ID, "transaction", x, x.keys(), x.indexes()); err != nil {
+		return Transaction{}, err
+	}
+	if charge != nil && x.Unmatched == "" {
+		if err := t.applyCashback(charge, &x); err != nil {
+			return Transaction{}, err
+		}
+		t.present(charge)
+		if err := t.emit(EventChargeCompleted, pixEvent{Charge: charge, Pix: &x, Company: co.ref(), Account: &acct}); err != nil {
+			return Transaction{}, err
+		}
+	}
+	var q *PixQRCode
+	if x.PixQrCode != nil {
+		q = &PixQRCode{}
+		if err := t.get(collQRCodes, x.PixQrCode.ID, "pix QR code", q); err != nil {
+			return Transaction{}, err
+		}
+		t.presentQRCode(q)
+	}
+	return x, t.emit(EventTransactionReceived, pixEvent{Charge: charge, Pix: &x, PixQrCode: q, Company: co.ref(), Account: &acct})
+}
+
+// pixEvent is the payload of CHARGE_COMPLETED and TRANSACTION_RECEIVED, in the shape of
+// the real API's callbacks: charge and pixQrCode are null when they do not apply.
+type pixEvent struct {
+	Charge    *Charge      `json:"charge"`
+	Pix       *Transaction `json:"pix"`
+	PixQrCode *PixQRCode   `json:"pixQrCode"`
+	Company   *CompanyRef  `json:"company"`
+	Account   *Account     `json:"account"`
+}
+
+func (c Company) ref() *CompanyRef { return &CompanyRef{ID: c.ID, Name: c.Name, TaxID: c.TaxID} }
+
+func (p Payer) customer() (*Customer, error) {
+	name, err := cleanString("payer.name", p.Name, 200)
+	if err != nil {
+		return nil, err
+	}
+	c := &Customer{Name: name}
+	if p.TaxID != "" {
+		if c.TaxID, err = parseTaxID("payer.taxID", p.TaxID); err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+// receiveTarget finds the charge or static QR code a txid points to; neither (a deleted
+// charge, an unknown reference) is not an error: the Pix is credited to the company.
+func (t *txn) receiveTarget(txid string) (*Charge, *PixQRCodeRef, error) {
+	for _, key := range []string{"txid:", "transactionID:"} {
+		c, err := t.chargeByKey(key + txid)
+		if ok, err := found(err); err != nil {
+			return nil, nil, err
+		} else if ok {
+			return &c, nil, nil
+		}
+	}
+	var q PixQRCode
+	_, err := t.getByKey(collQRCodes, "identifier:"+txid, "pix QR code", &q)
+	if ok, err := found(err); err != nil || !ok {
+		return nil, nil, err
+	}
+	return nil, q.ref(), nil
+}
+
+// cannotTake says why a charge cannot take a payment of value at time at, or "".
+func (c Charge) cannotTake(at time.Time, value int64) string {
+	switch {
+	case c.Status == ChargeCompleted:
+		return "charge already completed"
+	case c.Status == ChargeExpired || !at.Before(c.ExpiresDate):
+		return "charge expired"
+	}
+	if _, due := c.amountsAt(at); value != due {
+		return "value " + formatReais(value) + " differs from the amount due " + formatReais(due)
+	}
+	return ""
+}
+
+// chargeCredits says where the net amount of a charge's payment goes besides the company
+// account: all of it to the charge's subaccount, or each split to its subaccount, in order,
+// while the net amount lasts. A subaccount that does not exist (any more) gets nothing: its
+// part stays with the company account.
+func (t *txn) chargeCredits(c Charge, net int64) ([]Posting, error) {
+	var out []Posting
+	give := func(key string, amount int64) error {
+		amount = min(amount, net)
+		if amount <= 0 {
+			return nil
+		}
+		ok, err := t.bookExists(subaccountBook(key))
+		if err != nil || !ok {
+			return err
+		}
+		out = append(out, Posting{Book: subaccountBook(key), Amount: amount})
+		net -= amount
+		return nil
+	}
+	if c.Subaccount != "" {
+		return out, give(c.Subaccount, net)
+	}
+	for _, sp := range c.Splits {
+		if err := give(sp.PixKey, sp.Value); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func (t *txn) bookExists(id string) (bool, error) {
+	_, err := t.tx.Get(collBooks, t.company, id)
+	return found(storeErr(err, "book"))
+}
+
+// completeCharge marks a charge paid by x.
+func (t *txn) completeCharge(c *Charge, x Transaction, at time.Time) error {
+	c.Discount, c.AmountDue = c.amountsAt(at)
+	c.ValueWithDiscount = c.Value - c.Discount
+	c.Status = ChargeCompleted
+	c.PaidAt = &at
+	c.PaidValue = x.Value
+	c.Fee = x.Fee
+	c.EndToEndID = x.EndToEndID
+	return t.saveCharge(*c)
+}

@@ -1,0 +1,292 @@
+package payments_test
+
+import (
+	"fmt"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/matryer/is"
+
+	"github.com/pixfoundry/payments"
+)
+
+var e2eSeq atomic.Int64
+
+// newE2E returns a fresh endToEndId shaped like the network's.
+func newE2E() string { return fmt.Sprintf("E99999999202611221200%011d", e2eSeq.Add(1)) }
+
+// pay pays a charge with the amount due now, as a bank would report it.
+func pay(t *testing.T, e env, c payments.Charge) payments.Transaction {
+	t.Helper()
+	got, err := e.svc.GetCharge(ctx, c.CorrelationID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, err := e.svc.ReceivePix(ctx, payments.ReceivePixParams{
+		EndToEndID: newE2E(), Value: got.AmountDue, TxID: c.Identifier[:25],
+		Payer: &payments.Payer{Name: "Payer", TaxID: "11144477735"}, InfoPagador: "obrigado",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return x
+}
+
+// balance returns the default account's balance.
+func balance(t *testing.T, e env) payments.Balance {
+	t.Helper()
+	a, err := e.svc.DefaultAccount(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a.Balance
+}
+
+// audit fails the test unless the company's ledger re-derives cleanly.
+func audit(t *testing.T, svc *payments.Service) {
+	t.Helper()
+	r, err := svc.Audit(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.OK() {
+		t.Fatalf("audit: %v", r.Problems)
+	}
+}
+
+func eventNames(t *testing.T, svc *payments.Service) []string {
+	t.Helper()
+	evs, err := svc.Events(ctx, 0, payments.MaxLimit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, ev := range evs {
+		out = append(out, ev.Name)
+	}
+	return out
+}
+
+func TestService_ReceivePix(t *testing.T) {
+	eachStore(t, func(t *testing.T, e env) {
+		t.Run("PaysCharge", func(t *testing.T) {
+			is := is.New(t)
+			c := createCharge(t, e, payments.CreateChargeParams{CorrelationID: "paid", Value: 1050,
+				Customer: &payments.CreateCustomerParams{Name: "Dan", TaxID: "52998224725"}})
+			e.clock.Advance(time.Minute)
+			x := pay(t, e, c)
+			is.Equal(x.Type, payments.TransactionPayment)
+			is.Equal(x.Value, int64(1050))
+			is.Equal(x.Fee, int64(50)) // default policy minimum
+			is.Equal(x.Charge.Status, payments.ChargeCompleted)
+			is.Equal(x.Customer.Name, "Dan") // the charge's customer
+			is.Equal(x.Payer.TaxID.TaxID, "11144477735")
+			is.Equal(x.Raw.Valor, "10.50") // formatted from centavos
+			is.Equal(x.Unmatched, "")
+
+			got, err := e.svc.GetCharge(ctx, "paid")
+			is.NoErr(err)
+			is.Equal(got.Status, payments.ChargeCompleted) // completed
+			is.Equal(*got.PaidAt, t0.Add(time.Minute))
+			is.Equal(got.PaidValue, int64(1050))
+			is.Equal(got.EndToEndID, x.EndToEndID)
+			is.Equal(balance(t, e), payments.Balance{Total: 1000, Available: 1000}) // value less fee
+			is.Equal(eventNames(t, e.svc), []string{"OPENPIX:CHARGE_CREATED", "OPENPIX:CHARGE_COMPLETED", "OPENPIX:TRANSACTION_RECEIVED"})
+
+			for _, id := range []string{x.TransactionID, x.EndToEndID} {
+				got, err := e.svc.GetTransaction(ctx, id)
+				is.NoErr(err) // by transactionID and endToEndId
+				is.Equal(got.TransactionID, x.TransactionID)
+			}
+
+			again, err := e.svc.ReceivePix(ctx, payments.ReceivePixParams{EndToEndID: x.EndToEndID, Value: 1050, TxID: c.Identifier[:25]})
+			is.NoErr(err)
+			is.Equal(again.TransactionID, x.TransactionID)                          // the same Pix twice is one transaction
+			is.Equal(balance(t, e), payments.Balance{Total: 1000, Available: 1000}) // credited once
+			_, err = e.svc.ReceivePix(ctx, payments.ReceivePixParams{EndToEndID: x.EndToEndID, Value: 999, TxID: c.Identifier[:25]})
+			is.Equal(payments.ErrorCode(err), payments.ECONFLICT) // same id, other value
+			audit(t, e.svc)
+		})
+	})
+}
+
+func TestService_ReceivePix_CannotTake(t *testing.T) {
+	eachStore(t, func(t *testing.T, e env) {
+		is := is.New(t)
+		paid := createCharge(t, e, payments.CreateChargeParams{CorrelationID: "paid", Value: 1000})
+		pay(t, e, paid)
+		short := createCharge(t, e, payments.CreateChargeParams{CorrelationID: "short", Value: 1000, ExpiresIn: 900})
+		wrong := createCharge(t, e, payments.CreateChargeParams{CorrelationID: "wrong", Value: 1000})
+		deleted := createCharge(t, e, payments.CreateChargeParams{CorrelationID: "deleted", Value: 1000})
+		is.NoErr(e.svc.DeleteCharge(ctx, "deleted"))
+		e.clock.Advance(time.Hour) // "short" expires
+		before := balance(t, e).Total
+
+		for _, tc := range []struct {
+			txid   string
+			value  int64
+			reason string
+		}{
+			{paid.Identifier[:25], 1000, "charge already completed"},
+			{short.Identifier[:25], 1000, "charge expired"},
+			{wrong.Identifier[:25], 999, "value 9.99 differs from the amount due 10.00"},
+			{deleted.Identifier[:25], 1000, ""}, // the charge is gone: a Pix to the company key
+			{"unknownreference", 1000, ""},
+		} {
+			x, err := e.svc.ReceivePix(ctx, payments.ReceivePixParams{EndToEndID: newE2E(), Value: tc.value, TxID: tc.txid})
+			is.NoErr(err)                                        // never refused
+			is.Equal(x.Unmatched, tc.reason)                     // with the reason recorded
+			is.Equal(balance(t, e).Total, before+tc.value-x.Fee) // and credited
+			before += tc.value - x.Fee
+		}
+		got, err := e.svc.GetCharge(ctx, "wrong")
+		is.NoErr(err)
+		is.Equal(got.Status, payments.ChargeActive) // a wrong value does not complete it
+		xs, _, err := e.svc.ListTransactions(ctx, payments.TransactionFilter{Charge: "paid"})
+		is.NoErr(err)
+		is.Equal(len(xs), 2) // both Pix of the paid charge are listed under it
+		xs, _, err = e.svc.ListTransactions(ctx, payments.TransactionFilter{Charge: deleted.TransactionID})
+		is.NoErr(err)
+		is.Equal(len(xs), 0) // the Pix after deletion is not tied to the deleted charge
+		audit(t, e.svc)
+	})
+}
+
+func TestService_ReceivePix_Invalid(t *testing.T) {
+	eachStore(t, func(t *testing.T, e env) {
+		is := is.New(t)
+		for _, tc := range []struct {
+			p     payments.ReceivePixParams
+			code  payments.Code
+			field string
+		}{
+			{payments.ReceivePixParams{Value: 100}, payments.EINVALID, "endToEndId"},
+			{payments.ReceivePixParams{EndToEndID: newE2E()}, payments.EINVALID, "value"},
+			{payments.ReceivePixParams{EndToEndID: newE2E(), Value: -1}, payments.EINVALID, "value"},
+			{payments.ReceivePixParams{EndToEndID: newE2E(), Value: 100, PixKey: "nope"}, payments.EINVALID, "pixKey"},
+			{payments.ReceivePixParams{EndToEndID: newE2E(), Value: 100, PixKey: "someone@else.com"}, payments.ENOTFOUND, ""},
+			{payments.ReceivePixParams{EndToEndID: newE2E(), Value: 100, Payer: &payments.Payer{Name: "x", TaxID: "123"}}, payments.EINVALID, "payer.taxID"},
+		} {
+			_, err := e.svc.ReceivePix(ctx, tc.p)
+			is.Equal(payments.ErrorCode(err), tc.code)
+			is.Equal(payments.ErrorField(err), tc.field)
+		}
+		is.Equal(balance(t, e).Total, int64(0)) // nothing credited
+		xs, _, err := e.svc.ListTransactions(ctx, payments.TransactionFilter{})
+		is.NoErr(err)
+		is.Equal(len(xs), 0) // nothing recorded
+		audit(t, e.svc)
+	})
+}
+
+func TestService_ReceivePix_StaticQRCode(t *testing.T) {
+	eachStore(t, func(t *testing.T, e env) {
+		is := is.New(t)
+		q, err := e.svc.CreatePixQRCode(ctx, payments.CreatePixQRCodeParams{Name: "Caixa", CorrelationID: "caixa"})
+		is.NoErr(err)
+		other, err := e.svc.CreatePixQRCode(ctx, payments.CreatePixQRCodeParams{Name: "Outro"})
+		is.NoErr(err)
+		for _, v := range []int64{1000, 2500, 1000} {
+			x, err := e.svc.ReceivePix(ctx, payments.ReceivePixParams{EndToEndID: newE2E(), Value: v, TxID: q.Identifier})
+			is.NoErr(err)
+			is.Equal(x.PixQrCode.Identifier, q.Identifier) // tied to the QR code
+			e.clock.Advance(time.Second)
+		}
+		_, err = e.svc.ReceivePix(ctx, payments.ReceivePixParams{EndToEndID: newE2E(), Value: 700, TxID: other.Identifier})
+		is.NoErr(err)
+		for _, id := range []string{"caixa", q.Identifier, q.ID} {
+			xs, page, err := e.svc.ListTransactions(ctx, payments.TransactionFilter{PixQrCode: id})
+			is.NoErr(err)
+			is.Equal(page.TotalCount, 3) // every payment makes a new transaction
+			is.Equal(xs[0].Value, int64(1000))
+		}
+		xs, page, err := e.svc.ListTransactions(ctx, payments.TransactionFilter{Start: t0.Add(time.Second), End: t0.Add(2 * time.Second)})
+		is.NoErr(err)
+		is.Equal(page.TotalCount, 2) // time range, inclusive
+		is.Equal(xs[0].Value, int64(1000))
+		_, page, err = e.svc.ListTransactions(ctx, payments.TransactionFilter{Type: payments.TransactionPayment})
+		is.NoErr(err)
+		is.Equal(page.TotalCount, 4)
+		is.Equal(balance(t, e).Total, int64(1000-50+2500-50+1000-50+700-50))
+		audit(t, e.svc)
+	})
+}
+
+func TestService_ReceivePix_SubaccountAndSplits(t *testing.T) {
+	eachStore(t, func(t *testing.T, e env) {
+		is := is.New(t)
+		for _, key := range []string{"loja1@example.com", "loja2@example.com"} {
+			_, _, err := e.svc.CreateSubaccount(ctx, payments.CreateSubaccountParams{PixKey: key, Name: key})
+			is.NoErr(err)
+		}
+		c := createCharge(t, e, payments.CreateChargeParams{CorrelationID: "to-sub", Value: 10000, Subaccount: "loja1@example.com"})
+		pay(t, e, c)
+		sub, err := e.svc.GetSubaccount(ctx, "loja1@example.com")
+		is.NoErr(err)
+		is.Equal(sub.Balance, int64(10000-80)) // the net amount goes to the subaccount
+		is.Equal(balance(t, e).Total, int64(0))
+
+		c = createCharge(t, e, payments.CreateChargeParams{CorrelationID: "split", Value: 10000, Splits: []payments.Split{
+			{Value: 3000, PixKey: "loja1@example.com"}, {Value: 2000, PixKey: "loja2@example.com"}, {Value: 1000, PixKey: "gone@example.com"},
+		}})
+		pay(t, e, c)
+		sub, err = e.svc.GetSubaccount(ctx, "loja1@example.com")
+		is.NoErr(err)
+		is.Equal(sub.Balance, int64(10000-80+3000))
+		sub, err = e.svc.GetSubaccount(ctx, "loja2@example.com")
+		is.NoErr(err)
+		is.Equal(sub.Balance, int64(2000))
+		is.Equal(balance(t, e).Total, int64(10000-80-3000-2000)) // the rest, with the split of a missing subaccount
+		audit(t, e.svc)
+	})
+}
+
+func TestService_ReceivePix_Overdue(t *testing.T) {
+	eachStore(t, func(t *testing.T, e env) {
+		is := is.New(t)
+		c := createCharge(t, e, payments.CreateChargeParams{CorrelationID: "late", Value: 10000, Type: payments.ChargeOverdue,
+			DaysForDueDate: 2, DaysAfterDueDate: 5, Fines: &payments.Fines{Value: 200}, Interests: &payments.Interests{Value: 10}})
+		e.clock.Advance(4 * 24 * time.Hour) // 2 days late
+		_, err := e.svc.ReceivePix(ctx, payments.ReceivePixParams{EndToEndID: newE2E(), Value: 10000, TxID: c.Identifier[:25]})
+		is.NoErr(err)
+		got, err := e.svc.GetCharge(ctx, "late")
+		is.NoErr(err)
+		is.Equal(got.Status, payments.ChargeActive) // the value alone is not enough once late
+		x := pay(t, e, c)
+		is.Equal(x.Value, int64(10000+200+2*10)) // fine + 2 days of interest
+		got, err = e.svc.GetCharge(ctx, "late")
+		is.NoErr(err)
+		is.Equal(got.Status, payments.ChargeCompleted)
+		is.Equal(got.PaidValue, int64(10220))
+		audit(t, e.svc)
+	})
+}
+
+func TestService_ReceivePix_CompanyIsolation(t *testing.T) {
+	eachStore(t, func(t *testing.T, e env) {
+		is := is.New(t)
+		c := createCharge(t, e, payments.CreateChargeParams{CorrelationID: "mine", Value: 1000})
+		x := pay(t, e, c)
+		co, err := e.svc.CreateCompany(ctx, payments.CompanyParams{Name: "Other"})
+		is.NoErr(err)
+		other, err := e.svc.Company(ctx, co.ID)
+		is.NoErr(err)
+		_, err = other.GetTransaction(ctx, x.EndToEndID)
+		is.Equal(payments.ErrorCode(err), payments.ENOTFOUND) // not its transaction
+		_, err = other.CreateRefund(ctx, payments.CreateRefundParams{TransactionEndToEndID: x.EndToEndID, CorrelationID: "steal", Value: 100})
+		is.Equal(payments.ErrorCode(err), payments.ENOTFOUND) // cannot refund it
+		_, err = other.CreateChargeRefund(ctx, "mine", payments.ChargeRefundParams{CorrelationID: "steal2"})
+		is.Equal(payments.ErrorCode(err), payments.ENOTFOUND)
+		// A Pix with the first company's txid, reported to the second, does not pay the charge.
+		y, err := other.ReceivePix(ctx, payments.ReceivePixParams{EndToEndID: newE2E(), Value: 1000, TxID: c.Identifier[:25]})
+		is.NoErr(err)
+		is.Equal(y.Charge, (*payments.ChargeRef)(nil))
+		a, err := other.DefaultAccount(ctx)
+		is.NoErr(err)
+		is.Equal(a.Balance.Total, int64(950)) // credited to the company it reached
+		is.Equal(balance(t, e).Total, int64(950))
+		audit(t, e.svc)
+		audit(t, other)
+	})
+}

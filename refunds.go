@@ -1,0 +1,367 @@
+package payments
+
+import (
+	"context"
+	"time"
+
+	"github.com/pixfoundry/payments/store"
+)
+
+const collRefunds = "refunds"
+
+// RefundStatus is where a refund stands.
+type RefundStatus string
+
+// Refund statuses. IN_PROCESSING moves to CONFIRMED or REJECTED once, when the bank settles.
+const (
+	RefundInProcessing RefundStatus = "IN_PROCESSING"
+	RefundConfirmed    RefundStatus = "CONFIRMED"
+	RefundRejected     RefundStatus = "REJECTED"
+)
+
+// Refund sends part or all of a received Pix back to its payer.
+//
+// Creating one holds the value in the company account (available -> blocked) in the same
+// transaction that records it IN_PROCESSING; the Rail then sends it. When the bank
+// confirms, the held money leaves for the Pix network (CONFIRMED); when it fails, the money
+// returns to the available balance (REJECTED) and can be refunded again. Refunds of a Pix
+// together never exceed its value.
+type Refund struct {
+	RefundID      string       `json:"refundId"`
+	CorrelationID string       `json:"correlationID"`
+	Value         int64        `json:"value"`
+	Status        RefundStatus `json:"status"`
+	Comment       string       `json:"comment,omitempty"`
+	Time          time.Time    `json:"time"`
+	// EndToEndID is the refund's own Pix id once the bank has one (the real API's
+	// returnIdentification).
+	EndToEndID           string `json:"endToEndId,omitempty"`
+	ReturnIdentification string `json:"returnIdentification,omitempty"`
+	// TransactionEndToEndID is the endToEndId of the Pix refunded.
+	TransactionEndToEndID string `json:"transactionEndToEndId"`
+	// Charge is the correlationID of the charge the refunded Pix paid, if any.
+	Charge    string    `json:"charge,omitempty"`
+	Reason    string    `json:"reason,omitempty"` // why the bank rejected it
+	AccountID string    `json:"accountId"`
+	CreatedAt time.Time `json:"createdAt"`
+	UpdatedAt time.Time `json:"updatedAt"`
+
+	chargeTID string // the refunded charge's transactionID, for the charge index
+}
+
+// CreateRefundParams create a refund of a received Pix.
+type CreateRefundParams struct {
+	// TransactionEndToEndID is the transactionID or endToEndId of the Pix to refund.
+	TransactionEndToEndID string
+	// CorrelationID is required and makes the call idempotent: the same one again returns
+	// the first refund and moves nothing.
+	CorrelationID string
+	// Value in centavos; 0 means all that remains of the Pix.
+	Value   int64
+	Comment string // at most 140 characters
+}
+
+// ChargeRefundParams create a refund of a paid charge.
+type ChargeRefundParams struct {
+	CorrelationID string
+	Value         int64 // 0 means all that remains
+	Comment       string
+}
+
+// refundRecord is a Refund as stored: with its charge's transactionID for the index.
+type refundRecord struct {
+	Refund
+	ChargeTID string `json:"chargeTransactionID,omitempty"`
+}
+
+func (r Refund) keys() []string { return []string{"correlationID:" + r.CorrelationID} }
+
+// Refunds are listed by time; "processing" holds those waiting for the bank.
+const indexProcessing = "processing"
+
+func (r Refund) indexes() []store.Index {
+	at := sortTime(r.CreatedAt)
+	ix := []store.Index{{Name: indexAll, Sort: at}, {Name: "transaction:" + r.TransactionEndToEndID, Sort: at}}
+	if r.chargeTID != "" {
+		ix = append(ix, store.Index{Name: "charge:" + r.chargeTID, Sort: at})
+	}
+	if r.Status == RefundInProcessing {
+		ix = append(ix, store.Index{Name: indexProcessing, Sort: at})
+	}
+	return ix
+}
+
+func (t *txn) saveRefund(r Refund, insert bool) error {
+	r.UpdatedAt = t.now
+	rec := refundRecord{Refund: r, ChargeTID: r.chargeTID}
+	if insert {
+		return t.insert(collRefunds, r.RefundID, "refund", rec, r.keys(), r.indexes())
+	}
+	return t.put(collRefunds, r.RefundID, "refund", rec, r.keys(), r.indexes())
+}
+
+func (t *txn) refundByID(id string) (Refund, error) {
+	var rec refundRecord
+	if err := t.get(collRefunds, id, "refund", &rec); err != nil {
+		return Refund{}, err
+	}
+	rec.chargeTID = rec.ChargeTID
+	return rec.Refund, nil
+}
+
+func (t *txn) findRefund(id string) (Refund, error) {
+	var rec refundRecord
+	rid, err := t.getByKey(collRefunds, "correlationID:"+id, "refund", &rec)
+	if ok, err := found(err); err != nil {
+		return Refund{}, err
+	} else if !ok {
+		return t.refundByID(id)
+	}
+	rec.chargeTID = rec.ChargeTID
+	rec.RefundID = rid
+	return rec.Refund, nil
+}
+
+// CreateRefund refunds a received Pix (see Refund). It needs that much available balance.
+func (s *Service) CreateRefund(ctx context.Context, p CreateRefundParams) (Refund, error) {
+	var r Refund
+	err := s.update(ctx, func(t *txn) error {
+		id := p.TransactionEndToEndID
+		if id == "" {
+			return invalid("transactionEndToEndId", "transactionEndToEndId is required")
+		}
+		x, err := t.findTransaction(id)
+		if err != nil {
+			if ErrorCode(err) == ENOTFOUND {
+				return notFound("transaction %s not found", id)
+			}
+			return err
+		}
+		r, err = t.createRefund(x, p.CorrelationID, p.Value, p.Comment)
+		return err
+	})
+	if err != nil {
+		return Refund{}, err
+	}
+	s.sendRefund(ctx, r)
+	return r, nil
+}
+
+// CreateChargeRefund refunds the Pix that paid the charge with the id (its correlationID
+// or any id GetCharge accepts). The charge must be COMPLETED.
+func (s *Service) CreateChargeRefund(ctx context.Context, chargeID string, p ChargeRefundParams) (Refund, error) {
+	var r Refund
+	err := s.update(ctx, func(t *txn) error {
+		c, err := t.findCharge(chargeID)
+		if err != nil {
+			return err
+		}
+		if c.Status != ChargeCompleted || c.EndToEndID == "" {
+			return precondition("id", "charge %s is not paid: only a COMPLETED charge can be refunded", c.CorrelationID)
+		}
+		x, err := t.findTransaction(c.EndToEndID)
+		if err != nil {
+			return err
+		}
+		r, err = t.createRefund(x, p.CorrelationID, p.Value, p.Comment)
+		return err
+	})
+	if err != nil {
+		return Refund{}, err
+	}
+	s.sendRefund(ctx, r)
+	return r, nil
+}
+
+func (t *txn) createRefund(x Transaction, correlationID string, value int64, comment string) (Refund, error) {
+	corr, err := cleanCorrelationID("correlationID", correlationID, true)
+	if err != nil {
+		return Refund{}, err
+	}
+	if comment, err = cleanString("comment", comment, MaxComment); err != nil {
+		return Refund{}, err
+	}
+	if prev, err := t.findRefund(corr); err == nil {
+		if prev.TransactionEndToEndID != x.EndToEndID || value != 0 && value != prev.Value {
+			return Refund{}, conflict("correlationID", "a different refund with correlationID %q already exists", corr)
+		}
+		return prev, nil // a retry: nothing moves again
+	} else if ErrorCode(err) != ENOTFOUND {
+		return Refund{}, err
+	}
+	if x.Type != TransactionPayment {
+		return Refund{}, precondition("transactionEndToEndId", "only a received Pix can be refunded")
+	}
+	remaining := x.Value - x.RefundedValue
+	if value == 0 {
+		value = remaining
+	}
+	switch {
+	case value < 0:
+		return Refund{}, invalid("value", "value must be a positive number of centavos")
+	case remaining == 0:
+		return Refund{}, precondition("value", "the Pix %s has already been refunded in full", x.EndToEndID)
+	case value > remaining:
+		return Refund{}, invalid("value", "value %d is more than the %d that remains to refund of the Pix", value, remaining)
+	}
+	acct, err := t.defaultAccount()
+	if err != nil {
+		return Refund{}, err
+	}
+	r := Refund{
+		RefundID: t.svc.core.newID(), CorrelationID: corr, Value: value, Status: RefundInProcessing,
+		Comment: comment, Time: t.now, TransactionEndToEndID: x.EndToEndID, AccountID: acct.AccountID,
+		CreatedAt: t.now,
+	}
+	if x.Charge != nil {
+		r.Charge, r.chargeTID = x.Charge.CorrelationID, x.Charge.TransactionID
+	}
+	if _, err := t.hold(acct.AccountID, value, "refund.hold", r.RefundID); err != nil {
+		if ErrorCode(err) == EPRECONDITION {
+			return Refund{}, precondition("value", "not enough available balance to refund %s", formatReais(value))
+		}
+		return Refund{}, err
+	}
+	x.RefundedValue += value
+	if err := t.saveTransaction(x); err != nil {
+		return Refund{}, err
+	}
+	return r, t.saveRefund(r, true)
+}
+
+func (r Refund) order() PixOrder {
+	return PixOrder{ID: r.RefundID, Kind: OrderRefund, EndToEndID: r.TransactionEndToEndID, Value: r.Value, Comment: r.Comment, SentAt: r.CreatedAt}
+}
+
+// sendRefund hands a refund to the Rail and records the outcome if there already is one.
+// A failure to reach the bank leaves the refund IN_PROCESSING for SettleRefunds to finish.
+func (s *Service) sendRefund(ctx context.Context, r Refund) {
+	if r.Status != RefundInProcessing {
+		return
+	}
+	st, err := s.core.rail.Send(ctx, r.order())
+	if err != nil {
+		s.core.log.Warn("refund not sent; SettleRefunds will retry", "refund", r.RefundID, "err", err)
+		return
+	}
+	if err := s.applyRefundSettlement(ctx, r.RefundID, st); err != nil {
+		s.core.log.Warn("refund settlement not recorded; SettleRefunds will retry", "refund", r.RefundID, "err", err)
+	}
+}
+
+// applyRefundSettlement records a final settlement of a refund, once.
+func (s *Service) applyRefundSettlement(ctx context.Context, refundID string, st Settlement) error {
+	if st.Status == SettlementPending {
+		return nil
+	}
+	return s.update(ctx, func(t *txn) error {
+		r, err := t.refundByID(refundID)
+		if err != nil || r.Status != RefundInProcessing {
+			return err // already settled: nothing to do
+		}
+		if st.Status == SettlementConfirmed {
+			if _, err := t.settleHold(r.AccountID, r.Value, "refund.settle", r.RefundID); err != nil {
+				return err
+			}
+			r.Status, r.EndToEndID, r.ReturnIdentification = RefundConfirmed, st.EndToEndID, st.EndToEndID
+		} else {
+			if _, err := t.releaseHold(r.AccountID, r.Value, "refund.release", r.RefundID); err != nil {
+				return err
+			}
+			x, err := t.findTransaction(r.TransactionEndToEndID)
+			if err != nil {
+				return err
+			}
+			x.RefundedValue -= r.Value
+			if err := t.saveTransaction(x); err != nil {
+				return err
+			}
+			r.Status, r.Reason = RefundRejected, st.Reason
+		}
+		if err := t.saveRefund(r, false); err != nil {
+			return err
+		}
+		event := EventRefundConfirmed
+		if r.Status == RefundRejected {
+			event = EventRefundRejected
+		}
+		return t.emit(event, refundEvent{Refund: r})
+	})
+}
+
+type refundEvent struct {
+	Refund Refund `json:"refund"`
+}
+
+// SettleRefunds asks the Rail about every refund still IN_PROCESSING and records those the
+// bank has settled. It returns how many it settled. Run it periodically (the sandbox
+// server does), or after moving a test clock past the sandbox rail's delay.
+func (s *Service) SettleRefunds(ctx context.Context) (int, error) {
+	var pending []Refund
+	err := s.view(ctx, func(t *txn) error {
+		var err error
+		pending, _, err = list(t, collRefunds, store.Query{Index: indexProcessing, Limit: MaxLimit}, func(r *Refund, id string) { r.RefundID = id })
+		return err
+	})
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, r := range pending {
+		st, err := s.core.rail.Status(ctx, r.order())
+		if err != nil {
+			s.core.log.Warn("refund status unknown", "refund", r.RefundID, "err", err)
+			continue
+		}
+		if st.Status == SettlementPending {
+			continue
+		}
+		if err := s.applyRefundSettlement(ctx, r.RefundID, st); err != nil {
+			return n, err
+		}
+		n++
+	}
+	return n, nil
+}
+
+// GetRefund returns the refund with the refundId or correlationID id.
+func (s *Service) GetRefund(ctx context.Context, id string) (Refund, error) {
+	var r Refund
+	err := s.view(ctx, func(t *txn) error {
+		var err error
+		r, err = t.findRefund(id)
+		return err
+	})
+	return r, err
+}
+
+// ListRefunds returns the company's refunds, newest first.
+func (s *Service) ListRefunds(ctx context.Context, p ListParams) ([]Refund, PageInfo, error) {
+	return s.listRefunds(ctx, p, indexAll, "")
+}
+
+// ListChargeRefunds returns the refunds of the charge with the id, newest first.
+func (s *Service) ListChargeRefunds(ctx context.Context, chargeID string, p ListParams) ([]Refund, PageInfo, error) {
+	return s.listRefunds(ctx, p, "", chargeID)
+}
+
+func (s *Service) listRefunds(ctx context.Context, p ListParams, index, chargeID string) ([]Refund, PageInfo, error) {
+	p, err := p.check()
+	if err != nil {
+		return nil, PageInfo{}, err
+	}
+	var out []Refund
+	var total int
+	err = s.view(ctx, func(t *txn) error {
+		if chargeID != "" {
+			c, err := t.findCharge(chargeID)
+			if err != nil {
+				return err
+			}
+			index = "charge:" + c.TransactionID
+		}
+		out, total, err = list(t, collRefunds, p.query(index), func(r *Refund, id string) { r.RefundID = id })
+		return err
+	})
+	return out, p.info(total), err
+}

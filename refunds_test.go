@@ -1,0 +1,190 @@
+package payments_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/matryer/is"
+
+	"github.com/pixfoundry/payments"
+	"github.com/pixfoundry/payments/store/memory"
+)
+
+func TestService_CreateChargeRefund(t *testing.T) {
+	eachStore(t, func(t *testing.T, e env) {
+		is := is.New(t)
+		c := createCharge(t, e, payments.CreateChargeParams{CorrelationID: "order", Value: 10000})
+		x := pay(t, e, c) // account: 10000 - 80
+		r, err := e.svc.CreateChargeRefund(ctx, "order", payments.ChargeRefundParams{CorrelationID: "r1", Value: 3000, Comment: "item devolvido"})
+		is.NoErr(err)
+		is.Equal(r.Status, payments.RefundInProcessing) // a new refund is in process
+		is.Equal(r.TransactionEndToEndID, x.EndToEndID)
+		is.Equal(r.Charge, "order")
+
+		got, err := e.svc.GetRefund(ctx, "r1")
+		is.NoErr(err)
+		is.Equal(got.Status, payments.RefundConfirmed)  // the sandbox rail settles at once
+		is.True(strings.HasPrefix(got.EndToEndID, "D")) // with the refund's own Pix id (a devolution: "D...")
+		got2, err := e.svc.GetRefund(ctx, r.RefundID)
+		is.NoErr(err)
+		is.Equal(got2, got) // by refundId too
+		is.Equal(balance(t, e), payments.Balance{Total: 9920 - 3000, Available: 9920 - 3000})
+
+		again, err := e.svc.CreateChargeRefund(ctx, "order", payments.ChargeRefundParams{CorrelationID: "r1", Value: 3000})
+		is.NoErr(err)
+		is.Equal(again.RefundID, r.RefundID)                                                  // a retry returns the first refund
+		is.Equal(balance(t, e), payments.Balance{Total: 9920 - 3000, Available: 9920 - 3000}) // and moves nothing
+
+		_, err = e.svc.CreateChargeRefund(ctx, "order", payments.ChargeRefundParams{CorrelationID: "r2", Value: 7001})
+		is.Equal(payments.ErrorCode(err), payments.EINVALID) // more than remains of the Pix
+		is.Equal(payments.ErrorField(err), "value")
+		_, err = e.svc.CreateChargeRefund(ctx, "order", payments.ChargeRefundParams{CorrelationID: "r2", Value: 100, Comment: strings.Repeat("a", 141)})
+		is.Equal(payments.ErrorField(err), "comment") // comment over 140
+		_, err = e.svc.CreateChargeRefund(ctx, "order", payments.ChargeRefundParams{Value: 100})
+		is.Equal(payments.ErrorField(err), "correlationID") // correlationID required
+		_, err = e.svc.CreateChargeRefund(ctx, "order", payments.ChargeRefundParams{CorrelationID: "r2", Value: -1})
+		is.Equal(payments.ErrorField(err), "value")
+		_, err = e.svc.CreateChargeRefund(ctx, "nope", payments.ChargeRefundParams{CorrelationID: "r2", Value: 1})
+		is.Equal(payments.ErrorCode(err), payments.ENOTFOUND) // unknown charge
+		unpaid := createCharge(t, e, payments.CreateChargeParams{CorrelationID: "unpaid", Value: 100})
+		_, err = e.svc.CreateChargeRefund(ctx, unpaid.CorrelationID, payments.ChargeRefundParams{CorrelationID: "r2", Value: 1})
+		is.Equal(payments.ErrorCode(err), payments.EPRECONDITION) // not paid
+
+		_, err = e.svc.CreateChargeRefund(ctx, "order", payments.ChargeRefundParams{CorrelationID: "r2"})
+		is.Equal(payments.ErrorCode(err), payments.EPRECONDITION) // the rest (7000) is more than the account holds (6920)
+		pay(t, e, createCharge(t, e, payments.CreateChargeParams{CorrelationID: "more", Value: 1000})) // +950
+		r2, err := e.svc.CreateChargeRefund(ctx, "order", payments.ChargeRefundParams{CorrelationID: "r2"})
+		is.NoErr(err)
+		is.Equal(r2.Value, int64(7000)) // no value: all that remains
+		_, err = e.svc.CreateChargeRefund(ctx, "order", payments.ChargeRefundParams{CorrelationID: "r3", Value: 1})
+		is.Equal(payments.ErrorCode(err), payments.EPRECONDITION) // refunded in full
+
+		rs, _, err := e.svc.ListChargeRefunds(ctx, "order", payments.ListParams{})
+		is.NoErr(err)
+		is.Equal(len(rs), 2)
+		is.Equal(rs[0].CorrelationID, "r2") // newest first
+		rs, page, err := e.svc.ListRefunds(ctx, payments.ListParams{})
+		is.NoErr(err)
+		is.Equal(page.TotalCount, 2)
+		is.Equal(balance(t, e), payments.Balance{Total: 9920 + 950 - 10000, Available: 9920 + 950 - 10000})
+		audit(t, e.svc)
+	})
+}
+
+func TestService_CreateRefund_NeedsBalance(t *testing.T) {
+	eachStore(t, func(t *testing.T, e env) {
+		is := is.New(t)
+		_, _, err := e.svc.CreateSubaccount(ctx, payments.CreateSubaccountParams{PixKey: "loja@example.com", Name: "Loja"})
+		is.NoErr(err)
+		c := createCharge(t, e, payments.CreateChargeParams{CorrelationID: "sub", Value: 10000, Subaccount: "loja@example.com"})
+		x := pay(t, e, c) // the money went to the subaccount: the account has nothing
+		_, err = e.svc.CreateRefund(ctx, payments.CreateRefundParams{TransactionEndToEndID: x.EndToEndID, CorrelationID: "r", Value: 100})
+		is.Equal(payments.ErrorCode(err), payments.EPRECONDITION) // no available balance
+		is.Equal(payments.ErrorField(err), "value")
+		_, err = e.svc.GetRefund(ctx, "r")
+		is.Equal(payments.ErrorCode(err), payments.ENOTFOUND) // nothing recorded
+		got, err := e.svc.GetTransaction(ctx, x.EndToEndID)
+		is.NoErr(err)
+		is.Equal(got.RefundedValue, int64(0)) // nothing counted
+		_, err = e.svc.CreateRefund(ctx, payments.CreateRefundParams{TransactionEndToEndID: "E000", CorrelationID: "r", Value: 100})
+		is.Equal(payments.ErrorCode(err), payments.ENOTFOUND) // unknown transaction
+		audit(t, e.svc)
+	})
+}
+
+// newDelayedEnv is an env whose sandbox rail settles a minute after sending.
+func newDelayedEnv(t *testing.T) env {
+	clock := payments.NewManualClock(t0)
+	st := memory.New()
+	svc, err := payments.New(st, payments.Options{Clock: clock, Rail: payments.NewSandboxRail(clock, time.Minute)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return env{svc: svc, clock: clock, store: st}
+}
+
+func TestService_RefundSettlement(t *testing.T) {
+	is := is.New(t)
+	e := newDelayedEnv(t)
+	c := createCharge(t, e, payments.CreateChargeParams{CorrelationID: "order", Value: 10000})
+	x := pay(t, e, c)
+
+	_, err := e.svc.CreateRefund(ctx, payments.CreateRefundParams{TransactionEndToEndID: x.TransactionID, CorrelationID: "ok", Value: 1000})
+	is.NoErr(err)
+	_, err = e.svc.CreateRefund(ctx, payments.CreateRefundParams{TransactionEndToEndID: x.EndToEndID, CorrelationID: "fails", Value: payments.SandboxValueNotEnoughBalance})
+	is.NoErr(err)
+	is.Equal(balance(t, e), payments.Balance{Total: 9920, Blocked: 1666, Available: 9920 - 1666}) // held while in process
+	n, err := e.svc.SettleRefunds(ctx)
+	is.NoErr(err)
+	is.Equal(n, 0) // the bank has not answered yet
+
+	e.clock.Advance(time.Minute)
+	n, err = e.svc.SettleRefunds(ctx)
+	is.NoErr(err)
+	is.Equal(n, 2)
+	ok, err := e.svc.GetRefund(ctx, "ok")
+	is.NoErr(err)
+	is.Equal(ok.Status, payments.RefundConfirmed) // confirmed: the money left
+	failed, err := e.svc.GetRefund(ctx, "fails")
+	is.NoErr(err)
+	is.Equal(failed.Status, payments.RefundRejected) // rejected by the sandbox trigger
+	is.Equal(failed.Reason, payments.ReasonNotEnoughBalance)
+	is.Equal(balance(t, e), payments.Balance{Total: 8920, Available: 8920}) // the rejected refund's money is back
+	got, err := e.svc.GetTransaction(ctx, x.EndToEndID)
+	is.NoErr(err)
+	is.Equal(got.RefundedValue, int64(1000)) // a rejected refund does not count
+	n, err = e.svc.SettleRefunds(ctx)
+	is.NoErr(err)
+	is.Equal(n, 0) // settled once
+	names := eventNames(t, e.svc)
+	is.Equal(names[len(names)-2:], []string{"OPENPIX:PIX_TRANSACTION_REFUND_SENT_CONFIRMED", "OPENPIX:PIX_TRANSACTION_REFUND_SENT_REJECTED"})
+	audit(t, e.svc)
+}
+
+func TestService_Cashback(t *testing.T) {
+	eachStore(t, func(t *testing.T, e env) {
+		t.Run("Percentage", func(t *testing.T) {
+			is := is.New(t)
+			c := createCharge(t, e, payments.CreateChargeParams{CorrelationID: "cb", Value: 10000, EnableCashbackPercentage: true,
+				Customer: &payments.CreateCustomerParams{Name: "Ana", TaxID: "52998224725"}})
+			before := balance(t, e).Total
+			x := pay(t, e, c)
+			is.Equal(balance(t, e).Total, before+10000-80-100) // 1% back to the payer
+			got, err := e.svc.GetTransaction(ctx, x.EndToEndID)
+			is.NoErr(err)
+			is.Equal(got.RefundedValue, int64(100)) // as a devolution of the payment
+			audit(t, e.svc)
+		})
+		t.Run("Exclusive", func(t *testing.T) {
+			is := is.New(t)
+			cb, created, err := e.svc.GetOrCreateExclusiveCashback(ctx, "111.444.777-35", 500)
+			is.NoErr(err)
+			is.True(created)
+			is.Equal(cb.Status, payments.CashbackPending)
+			again, created, err := e.svc.GetOrCreateExclusiveCashback(ctx, "11144477735", 900)
+			is.NoErr(err)
+			is.True(!created) // the pending one is returned
+			is.Equal(again.ID, cb.ID)
+			is.Equal(again.Value, int64(500))
+			b, err := e.svc.GetCashbackBalance(ctx, "11144477735")
+			is.NoErr(err)
+			is.Equal(b, payments.CashbackBalance{Balance: 500, Status: payments.CashbackPending})
+
+			c := createCharge(t, e, payments.CreateChargeParams{CorrelationID: "fid", Value: 2000, EnableCashbackExclusivePercentage: true,
+				Customer: &payments.CreateCustomerParams{Name: "Bia", TaxID: "11144477735"}})
+			before := balance(t, e).Total
+			pay(t, e, c)
+			is.Equal(balance(t, e).Total, before+2000-50-500) // the promised cashback is paid
+			b, err = e.svc.GetCashbackBalance(ctx, "11144477735")
+			is.NoErr(err)
+			is.Equal(b.Balance, int64(0)) // nothing left to receive
+
+			_, _, err = e.svc.GetOrCreateExclusiveCashback(ctx, "123", 100)
+			is.Equal(payments.ErrorField(err), "taxID")
+			_, _, err = e.svc.GetOrCreateExclusiveCashback(ctx, "00000000191", 0)
+			is.Equal(payments.ErrorField(err), "value")
+			audit(t, e.svc)
+		})
+	})
+}

@@ -1,0 +1,238 @@
+package payments
+
+import (
+	"context"
+	"strconv"
+	"time"
+
+	"github.com/pixfoundry/payments/store"
+)
+
+const collTransactions = "transactions"
+
+// TransactionType says what moved money.
+type TransactionType string
+
+// Transaction types.
+const (
+	TransactionPayment TransactionType = "PAYMENT" // a Pix received
+	TransactionRefund  TransactionType = "REFUND"  // a Pix sent back to a payer
+)
+
+// Transaction is a Pix the company received (or sent back). A received Pix is recorded
+// exactly once per endToEndId, whatever happens to the charge it was meant for.
+type Transaction struct {
+	ID            string          `json:"-"`
+	Type          TransactionType `json:"type"`
+	Status        string          `json:"status"` // CONFIRMED
+	Value         int64           `json:"value"`
+	Fee           int64           `json:"fee"`
+	Time          time.Time       `json:"time"`
+	EndToEndID    string          `json:"endToEndId"`
+	TransactionID string          `json:"transactionID"`
+	GlobalID      string          `json:"globalID"`
+	InfoPagador   string          `json:"infoPagador,omitempty"`
+	PixKey        string          `json:"pixKey,omitempty"` // the key the Pix was sent to
+	Payer         *Customer       `json:"payer"`
+	Customer      *Customer       `json:"customer"`
+	Charge        *ChargeRef      `json:"charge"`
+	PixQrCode     *PixQRCodeRef   `json:"pixQrCode"`
+	// Unmatched says why a Pix meant for a charge did not complete it (the charge was
+	// already paid, expired, deleted, or the value differs from the amount due). The money
+	// is credited to the company account all the same and can be refunded.
+	Unmatched string `json:"unmatched,omitempty"`
+	// RefundedValue is how much of the Pix has been sent back so far (refunds in process
+	// included); refunds never exceed Value.
+	RefundedValue int64 `json:"refundedValue"`
+	// Raw is the Pix as the bank reports it, in the real API's callback shape.
+	Raw       PixRaw    `json:"raw"`
+	CreatedAt time.Time `json:"createdAt"`
+}
+
+// ChargeRef is the charge a transaction belongs to, as transactions and webhooks show it.
+type ChargeRef struct {
+	Status        ChargeStatus `json:"status"`
+	Customer      *Customer    `json:"customer"`
+	Value         int64        `json:"value"`
+	Comment       string       `json:"comment,omitempty"`
+	CorrelationID string       `json:"correlationID"`
+	TransactionID string       `json:"transactionID"`
+	GlobalID      string       `json:"globalID"`
+	PaymentLinkID string       `json:"paymentLinkID"`
+	BRCode        string       `json:"brCode"`
+	CreatedAt     time.Time    `json:"createdAt"`
+	UpdatedAt     time.Time    `json:"updatedAt"`
+}
+
+// PixQRCodeRef is the static QR code a transaction paid.
+type PixQRCodeRef struct {
+	ID            string `json:"id"`
+	Name          string `json:"name"`
+	CorrelationID string `json:"correlationID"`
+	Identifier    string `json:"identifier"`
+	Value         int64  `json:"value"`
+	BRCode        string `json:"brCode"`
+}
+
+// PixRaw is the Pix as the bank reports it: valor is the amount in reais with two
+// decimals, formatted from integer centavos.
+type PixRaw struct {
+	EndToEndID  string    `json:"endToEndId"`
+	TxID        string    `json:"txid"`
+	Valor       string    `json:"valor"`
+	Horario     time.Time `json:"horario"`
+	InfoPagador string    `json:"infoPagador,omitempty"`
+}
+
+func (c Charge) ref() *ChargeRef {
+	return &ChargeRef{
+		Status: c.Status, Customer: c.Customer, Value: c.Value, Comment: c.Comment,
+		CorrelationID: c.CorrelationID, TransactionID: c.TransactionID, GlobalID: c.GlobalID,
+		PaymentLinkID: c.PaymentLinkID, BRCode: c.BRCode, CreatedAt: c.CreatedAt, UpdatedAt: c.UpdatedAt,
+	}
+}
+
+func (q PixQRCode) ref() *PixQRCodeRef {
+	return &PixQRCodeRef{ID: q.ID, Name: q.Name, CorrelationID: q.CorrelationID, Identifier: q.Identifier, Value: q.Value, BRCode: q.BRCode}
+}
+
+// formatReais formats centavos as reais with two decimals ("10.50"), without floats.
+func formatReais(centavos int64) string {
+	sign := ""
+	if centavos < 0 {
+		sign, centavos = "-", -centavos
+	}
+	cents := centavos % 100
+	s := strconv.FormatInt(centavos/100, 10) + "."
+	if cents < 10 {
+		s += "0"
+	}
+	return sign + s + strconv.FormatInt(cents, 10)
+}
+
+func (x Transaction) keys() []string {
+	return []string{"endToEndId:" + x.EndToEndID, "transactionID:" + x.TransactionID}
+}
+
+// Transactions are listed by time; the charge, QR code and type indexes serve the filters.
+func (x Transaction) indexes() []store.Index {
+	at := sortTime(x.Time)
+	ix := []store.Index{{Name: indexAll, Sort: at}, {Name: "type:" + string(x.Type), Sort: at}}
+	if x.Charge != nil {
+		ix = append(ix, store.Index{Name: "charge:" + x.Charge.TransactionID, Sort: at})
+	}
+	if x.PixQrCode != nil {
+		ix = append(ix, store.Index{Name: "pixQrCode:" + x.PixQrCode.Identifier, Sort: at})
+	}
+	return ix
+}
+
+// GetTransaction returns the transaction with the transactionID or endToEndId id.
+func (s *Service) GetTransaction(ctx context.Context, id string) (Transaction, error) {
+	var x Transaction
+	err := s.view(ctx, func(t *txn) error {
+		var err error
+		x, err = t.findTransaction(id)
+		return err
+	})
+	return x, err
+}
+
+func (t *txn) findTransaction(id string) (Transaction, error) {
+	var x Transaction
+	rid, err := t.getByKey(collTransactions, "transactionID:"+id, "transaction", &x)
+	if ok, err2 := found(err); err2 != nil || !ok {
+		if err2 != nil {
+			return Transaction{}, err2
+		}
+		if rid, err = t.getByKey(collTransactions, "endToEndId:"+id, "transaction", &x); err != nil {
+			return Transaction{}, err
+		}
+	}
+	x.ID = rid
+	return x, nil
+}
+
+func (t *txn) saveTransaction(x Transaction) error {
+	return t.put(collTransactions, x.ID, "transaction", x, x.keys(), x.indexes())
+}
+
+// TransactionFilter selects transactions for ListTransactions. Zero fields do not filter;
+// Charge, PixQrCode and Type do not combine with each other.
+type TransactionFilter struct {
+	Start, End time.Time // time between Start and End, inclusive
+	// Charge is a charge's id, correlationID or transactionID.
+	Charge string
+	// PixQrCode is a static QR code's id, correlationID or identifier.
+	PixQrCode string
+	// Withdrawal is a withdrawal's id or endToEndId. Withdrawals are not offered by this
+	// version, so this filter matches nothing.
+	Withdrawal string
+	Type       TransactionType
+	ListParams
+}
+
+// ListTransactions returns transactions newest first.
+func (s *Service) ListTransactions(ctx context.Context, f TransactionFilter) ([]Transaction, PageInfo, error) {
+	p, err := f.ListParams.check()
+	if err != nil {
+		return nil, PageInfo{}, err
+	}
+	n := 0
+	for _, v := range []string{f.Charge, f.PixQrCode, f.Withdrawal, string(f.Type)} {
+		if v != "" {
+			n++
+		}
+	}
+	if n > 1 {
+		return nil, PageInfo{}, invalid("charge", "filter by one of charge, pixQrCode, withdrawal or type")
+	}
+	switch f.Type {
+	case "", TransactionPayment, TransactionRefund:
+	default:
+		return nil, PageInfo{}, invalid("type", "type must be PAYMENT or REFUND")
+	}
+	if !f.End.IsZero() && f.End.Before(f.Start) {
+		return nil, PageInfo{}, invalid("end", "end must not be before start")
+	}
+	var out []Transaction
+	var total int
+	err = s.view(ctx, func(t *txn) error {
+		index := indexAll
+		switch {
+		case f.Charge != "":
+			c, err := t.findCharge(f.Charge)
+			if ok, err := found(err); err != nil {
+				return err
+			} else if ok {
+				index = "charge:" + c.TransactionID
+			} else {
+				index = "charge:" + f.Charge // a deleted charge: its transactionID still finds its Pix
+			}
+		case f.PixQrCode != "":
+			q, err := t.findPixQRCode(f.PixQrCode)
+			if ok, err := found(err); err != nil {
+				return err
+			} else if ok {
+				index = "pixQrCode:" + q.Identifier
+			} else {
+				index = "pixQrCode:" + f.PixQrCode
+			}
+		case f.Withdrawal != "":
+			index = "withdrawal:" + f.Withdrawal
+		case f.Type != "":
+			index = "type:" + string(f.Type)
+		}
+		q := p.query(index)
+		if !f.Start.IsZero() {
+			q.From = sortTime(f.Start)
+		}
+		if !f.End.IsZero() {
+			q.To = sortTime(f.End.Add(time.Nanosecond))
+		}
+		var err error
+		out, total, err = list(t, collTransactions, q, func(x *Transaction, id string) { x.ID = id })
+		return err
+	})
+	return out, p.info(total), err
+}
