@@ -2,6 +2,7 @@ package payments_test
 
 import (
 	"fmt"
+	"sync/atomic"
 	"testing"
 
 	"github.com/pixfoundry/payments"
@@ -76,5 +77,24 @@ func BenchmarkGetCharge(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
+	})
+}
+
+// BenchmarkCreateChargeParallel creates charges from 32 goroutines at once: on bolt,
+// group commit carries many of them in one commit.
+func BenchmarkCreateChargeParallel(b *testing.B) {
+	eachStoreB(b, func(b *testing.B, e env) {
+		var n atomic.Int64
+		b.ReportAllocs()
+		b.SetParallelism(16) // 16 x GOMAXPROCS goroutines
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				_, err := e.svc.CreateCharge(ctx, payments.CreateChargeParams{CorrelationID: fmt.Sprintf("order-%d", n.Add(1)), Value: 1990})
+				if err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		})
 	})
 }

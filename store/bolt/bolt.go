@@ -39,7 +39,8 @@ var (
 
 // Store is a store.Store on a bbolt file.
 type Store struct {
-	db *bbolt.DB
+	db     *bbolt.DB
+	writer *writer
 }
 
 // Open opens (creating if needed) the bbolt file at path.
@@ -60,21 +61,25 @@ func Open(path string) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("bolt store: init %s: %w", path, err)
 	}
-	return &Store{db: db}, nil
+	return &Store{db: db, writer: newWriter(db)}, nil
 }
 
 // Path is the file the store was opened on.
 func (s *Store) Path() string { return s.db.Path() }
 
-// Close closes the file.
-func (s *Store) Close() error { return s.db.Close() }
+// Close waits for the commit in progress and closes the file.
+func (s *Store) Close() error {
+	s.writer.stop()
+	return s.db.Close()
+}
 
-// Update runs fn in a bbolt write transaction; see store.Store.
+// Update runs fn in a write transaction, committed together with the other calls waiting
+// at the time (group commit, see group.go); see store.Store.
 func (s *Store) Update(ctx context.Context, fn func(store.Tx) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	return s.db.Update(func(btx *bbolt.Tx) error { return fn(wrap(btx)) })
+	return s.writer.do(fn)
 }
 
 // View runs fn in a bbolt read transaction; see store.Store.

@@ -48,6 +48,7 @@ func Run(t *testing.T, h Harness) {
 		{"ReadOnlyView", testReadOnlyView},
 		{"TimeRoundTrip", testTimeRoundTrip},
 		{"ConcurrentReadModifyWrite", testConcurrentRMW},
+		{"ConcurrentFailuresIsolated", testConcurrentFailures},
 		{"Reopen", testReopen},
 	}
 	for _, tt := range tests {
@@ -441,4 +442,48 @@ func testReopen(t *testing.T, h Harness) {
 		return err
 	})
 	is.NoErr(err)
+}
+
+// testConcurrentFailures runs many concurrent transactions, some of which write and then
+// fail: a driver that commits several calls together must discard only the failed ones.
+func testConcurrentFailures(t *testing.T, h Harness) {
+	is := is.New(t)
+	s := open(t, h)
+	const n = 64
+	var wg sync.WaitGroup
+	results := make([]error, n)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[i] = s.Update(ctx, func(tx store.Tx) error {
+				if err := tx.Insert(coll, company, rec(fmt.Sprintf("r%02d", i), fmt.Sprintf("k:%d", i%(n/2)))); err != nil {
+					return err
+				}
+				if i%4 == 0 {
+					return errBoom // wrote, then failed
+				}
+				return nil
+			})
+		}()
+	}
+	wg.Wait()
+	committed := map[string]bool{}
+	for i, err := range results {
+		id := fmt.Sprintf("r%02d", i)
+		_, gerr := get(s, company, id)
+		switch {
+		case i%4 == 0:
+			is.True(errors.Is(err, errBoom))            // the failure reaches its caller
+			is.True(errors.Is(gerr, store.ErrNotFound)) // and its writes are gone
+		case err == nil:
+			is.NoErr(gerr) // a success is committed
+			committed[fmt.Sprintf("k:%d", i%(n/2))] = true
+		default:
+			is.True(errors.Is(err, store.ErrConflict)) // the only other outcome: the shared key was taken
+			is.True(errors.Is(gerr, store.ErrNotFound))
+		}
+	}
+	_, total := list(t, s, company, store.Query{Index: "all"})
+	is.Equal(total, len(committed)) // exactly one winner per unique key that a success took
 }
