@@ -101,17 +101,19 @@ func (s *Service) ensureDefaultCompany(ctx context.Context, p CompanyParams) err
 		if !p.Partner {
 			p.Partner = true // the default company may pre-register others
 		}
-		_, err := t.createCompany(DefaultCompanyID, p)
+		_, err := t.createCompany(DefaultCompanyID, p, "")
 		return err
 	})
 }
 
-// createCompany stores a new company with its default account.
-func (t *txn) createCompany(id string, p CompanyParams) (Company, error) {
+// createCompany stores a new company, registered by partnerID if not empty, with its
+// default account.
+func (t *txn) createCompany(id string, p CompanyParams, partnerID string) (Company, error) {
 	c, err := p.build(id, t.now)
 	if err != nil {
 		return Company{}, err
 	}
+	c.PartnerID = partnerID
 	r, err := encode(id, c, nil, []store.Index{byCreation(t.now)})
 	if err != nil {
 		return Company{}, err
@@ -139,34 +141,37 @@ func (s *Service) GetCompany(ctx context.Context) (Company, error) {
 }
 
 // CreateCompany creates a new company registered by this one, which must be a partner.
-// The new company starts with no data of its own; act for it with Company.
+// The new company starts with its default account and no other data; act for it with
+// Company.
 func (s *Service) CreateCompany(ctx context.Context, p CompanyParams) (Company, error) {
 	var c Company
 	err := s.update(ctx, func(t *txn) error {
-		var me Company
-		r, err := t.tx.Get(collCompanies, systemSpace, s.company)
-		if err != nil {
-			return storeErr(err, "company")
-		}
-		if err := decode(r, &me); err != nil {
+		if err := t.requirePartner(); err != nil {
 			return err
 		}
-		if !me.Partner {
-			return &Error{Code: EFORBIDDEN, Message: "only partner companies may register other companies"}
-		}
-		p.Partner = false
-		c, err = t.createCompany(s.core.newID(), p)
-		if err != nil {
-			return err
-		}
-		c.PartnerID = s.company
-		r, err = encode(c.ID, c, nil, []store.Index{byCreation(t.now)})
-		if err != nil {
-			return err
-		}
-		return storeErr(t.tx.Put(collCompanies, systemSpace, r), "company")
+		var err error
+		c, err = t.registerCompany(p)
+		return err
 	})
 	return c, err
+}
+
+// requirePartner fails unless the transaction's company is a partner.
+func (t *txn) requirePartner() error {
+	me, err := t.loadCompany()
+	if err != nil {
+		return err
+	}
+	if !me.Partner {
+		return &Error{Code: EFORBIDDEN, Message: "only partner companies may use partner operations"}
+	}
+	return nil
+}
+
+// registerCompany creates a company registered by this (partner) one.
+func (t *txn) registerCompany(p CompanyParams) (Company, error) {
+	p.Partner = false
+	return t.createCompany(t.svc.core.newID(), p, t.company)
 }
 
 // fees returns the company's fee policy.

@@ -105,38 +105,6 @@ func (p PreRegistrationParams) check() (PreRegistrationDetails, PreRegistrationU
 	return d, u, nil
 }
 
-// requirePartner fails with EFORBIDDEN unless this Service's company is a partner.
-func (t *txn) requirePartner() error {
-	var me Company
-	r, err := t.tx.Get(collCompanies, systemSpace, t.company)
-	if err != nil {
-		return storeErr(err, "company")
-	}
-	if err := decode(r, &me); err != nil {
-		return err
-	}
-	if !me.Partner {
-		return &Error{Code: EFORBIDDEN, Message: "only partner companies may use partner operations"}
-	}
-	return nil
-}
-
-// registerCompany creates a company registered by this (partner) one, through the same
-// createCompany that gives every company its default data, as CreateCompany does.
-func (t *txn) registerCompany(p CompanyParams) (Company, error) {
-	p.Partner = false
-	c, err := t.createCompany(t.svc.core.newID(), p)
-	if err != nil {
-		return Company{}, err
-	}
-	c.PartnerID = t.company
-	r, err := encode(c.ID, c, nil, []store.Index{byCreation(t.now)})
-	if err != nil {
-		return Company{}, err
-	}
-	return c, storeErr(t.tx.Put(collCompanies, systemSpace, r), "company")
-}
-
 // preRegistration reads the caller's pre-registration of the company with tax ID taxID.
 func (t *txn) preRegistration(taxID string) (PreRegistration, error) {
 	r, err := t.tx.GetByKey(collPreRegistrations, t.company, "taxID:"+taxID)

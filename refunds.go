@@ -124,46 +124,43 @@ func (t *txn) findRefund(id string) (Refund, error) {
 
 // CreateRefund refunds a received Pix (see Refund). It needs that much available balance.
 func (s *Service) CreateRefund(ctx context.Context, p CreateRefundParams) (Refund, error) {
-	var r Refund
-	err := s.update(ctx, func(t *txn) error {
+	return s.refund(ctx, p.CorrelationID, p.Value, p.Comment, func(t *txn) (Transaction, error) {
 		id := p.TransactionEndToEndID
 		if id == "" {
-			return invalid("transactionEndToEndId", "transactionEndToEndId is required")
+			return Transaction{}, invalid("transactionEndToEndId", "transactionEndToEndId is required")
 		}
 		x, err := t.findTransaction(id)
-		if err != nil {
-			if ErrorCode(err) == ENOTFOUND {
-				return notFound("transaction %s not found", id)
-			}
-			return err
+		if ErrorCode(err) == ENOTFOUND {
+			return Transaction{}, notFound("transaction %s not found", id)
 		}
-		r, err = t.createRefund(x, p.CorrelationID, p.Value, p.Comment)
-		return err
+		return x, err
 	})
-	if err != nil {
-		return Refund{}, err
-	}
-	s.sendRefund(ctx, r)
-	return r, nil
 }
 
 // CreateChargeRefund refunds the Pix that paid the charge with the id (its correlationID
 // or any id GetCharge accepts). The charge must be COMPLETED.
 func (s *Service) CreateChargeRefund(ctx context.Context, chargeID string, p ChargeRefundParams) (Refund, error) {
-	var r Refund
-	err := s.update(ctx, func(t *txn) error {
+	return s.refund(ctx, p.CorrelationID, p.Value, p.Comment, func(t *txn) (Transaction, error) {
 		c, err := t.findCharge(chargeID)
 		if err != nil {
-			return err
+			return Transaction{}, err
 		}
 		if c.Status != ChargeCompleted || c.EndToEndID == "" {
-			return precondition("id", "charge %s is not paid: only a COMPLETED charge can be refunded", c.CorrelationID)
+			return Transaction{}, precondition("id", "charge %s is not paid: only a COMPLETED charge can be refunded", c.CorrelationID)
 		}
-		x, err := t.findTransaction(c.EndToEndID)
+		return t.findTransaction(c.EndToEndID)
+	})
+}
+
+// refund records a refund of the Pix that pix finds, then sends it to the Rail.
+func (s *Service) refund(ctx context.Context, correlationID string, value int64, comment string, pix func(*txn) (Transaction, error)) (Refund, error) {
+	var r Refund
+	err := s.update(ctx, func(t *txn) error {
+		x, err := pix(t)
 		if err != nil {
 			return err
 		}
-		r, err = t.createRefund(x, p.CorrelationID, p.Value, p.Comment)
+		r, err = t.createRefund(x, correlationID, value, comment)
 		return err
 	})
 	if err != nil {
