@@ -62,6 +62,9 @@ func (p CompanyParams) build(id string, now time.Time) (Company, error) {
 	if fp := p.FeePolicy; fp != nil && (fp.BasisPoints < 0 || fp.BasisPoints > 10000 || fp.Min < 0 || fp.Max < 0 || fp.Max > 0 && fp.Max < fp.Min) {
 		return Company{}, invalid("feePolicy", "feePolicy needs basisPoints 0..10000 and 0 <= min <= max")
 	}
+	if cp := p.CashbackPolicy; cp != nil && (cp.BasisPoints < 0 || cp.BasisPoints > 10000) {
+		return Company{}, invalid("cashbackPolicy", "cashbackPolicy needs basisPoints 0..10000")
+	}
 	if p.TaxID != "" {
 		if c.TaxID, err = parseTaxID("taxID", p.TaxID); err != nil {
 			return Company{}, err
@@ -190,4 +193,54 @@ func (t *txn) loadCompany() (Company, error) {
 		return c, storeErr(err, "company")
 	}
 	return c, decode(r, &c)
+}
+
+// CompanyUpdate changes the company's receiving identity and policies; nil fields stay.
+// Charges and QR codes created before keep the BR Codes they were made with.
+type CompanyUpdate struct {
+	Name           *string
+	PixKey         *string
+	MerchantName   *string
+	MerchantCity   *string
+	FeePolicy      *FeePolicy
+	CashbackPolicy *CashbackPolicy
+}
+
+// UpdateCompany changes the company this Service acts for.
+func (s *Service) UpdateCompany(ctx context.Context, u CompanyUpdate) (Company, error) {
+	var c Company
+	err := s.update(ctx, func(t *txn) error {
+		var err error
+		if c, err = t.loadCompany(); err != nil {
+			return err
+		}
+		p := CompanyParams{Name: c.Name, PixKey: c.PixKey, MerchantName: c.MerchantName, MerchantCity: c.MerchantCity,
+			FeePolicy: c.FeePolicy, CashbackPolicy: c.CashbackPolicy, Partner: c.Partner}
+		for _, f := range []struct {
+			to   *string
+			from *string
+		}{{&p.Name, u.Name}, {&p.PixKey, u.PixKey}, {&p.MerchantName, u.MerchantName}, {&p.MerchantCity, u.MerchantCity}} {
+			if f.from != nil {
+				*f.to = *f.from
+			}
+		}
+		if u.FeePolicy != nil {
+			p.FeePolicy = u.FeePolicy
+		}
+		if u.CashbackPolicy != nil {
+			p.CashbackPolicy = u.CashbackPolicy
+		}
+		next, err := p.build(c.ID, c.CreatedAt)
+		if err != nil {
+			return err
+		}
+		next.TaxID, next.PartnerID, next.UpdatedAt = c.TaxID, c.PartnerID, t.now
+		r, err := encode(c.ID, next, nil, []store.Index{byCreation(c.CreatedAt)})
+		if err != nil {
+			return err
+		}
+		c = next
+		return storeErr(t.tx.Put(collCompanies, systemSpace, r), "company")
+	})
+	return c, err
 }
