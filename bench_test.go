@@ -98,3 +98,38 @@ func BenchmarkCreateChargeParallel(b *testing.B) {
 		})
 	})
 }
+
+// BenchmarkReceivePix pays a static QR code: one transaction, one ledger entry, one event.
+func BenchmarkReceivePix(b *testing.B) {
+	eachStoreB(b, func(b *testing.B, e env) {
+		q, err := e.svc.CreatePixQRCode(ctx, payments.CreatePixQRCodeParams{Name: "Caixa"})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportAllocs()
+		for i := 0; b.Loop(); i++ {
+			_, err := e.svc.ReceivePix(ctx, payments.ReceivePixParams{EndToEndID: fmt.Sprintf("E99999999202611221200%011d", i), Value: 1000, TxID: q.Identifier})
+			if err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// BenchmarkRefund refunds 1 centavo of a received Pix: the hold, the rail (sandbox, settling
+// at once) and the settlement, two store transactions in all.
+func BenchmarkRefund(b *testing.B) {
+	eachStoreB(b, func(b *testing.B, e env) {
+		x, err := e.svc.ReceivePix(ctx, payments.ReceivePixParams{EndToEndID: "E99999999202611221200BENCHMARK1", Value: 900_000_000})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportAllocs()
+		for i := 0; b.Loop(); i++ {
+			_, err := e.svc.CreateRefund(ctx, payments.CreateRefundParams{TransactionEndToEndID: x.EndToEndID, CorrelationID: fmt.Sprintf("r%d", i), Value: 1})
+			if err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
