@@ -52,7 +52,7 @@ func TestService_CreateChargeRefund(t *testing.T) {
 		is.Equal(payments.ErrorCode(err), payments.EPRECONDITION) // not paid
 
 		_, err = e.svc.CreateChargeRefund(ctx, "order", payments.ChargeRefundParams{CorrelationID: "r2"})
-		is.Equal(payments.ErrorCode(err), payments.EPRECONDITION) // the rest (7000) is more than the account holds (6920)
+		is.Equal(payments.ErrorCode(err), payments.EPRECONDITION)                                      // the rest (7000) is more than the account holds (6920)
 		pay(t, e, createCharge(t, e, payments.CreateChargeParams{CorrelationID: "more", Value: 1000})) // +950
 		r2, err := e.svc.CreateChargeRefund(ctx, "order", payments.ChargeRefundParams{CorrelationID: "r2"})
 		is.NoErr(err)
