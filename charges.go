@@ -223,6 +223,9 @@ func (t *txn) createCharge(p CreateChargeParams) (Charge, error) {
 		}
 		return Charge{}, err
 	}
+	if err := t.addPaymentLink(c.PaymentLinkID, linkCharge); err != nil { // for the public QR image
+		return Charge{}, err
+	}
 	t.present(&c)
 	return c, t.emit(EventChargeCreated, chargeEvent{Charge: c})
 }
@@ -631,6 +634,9 @@ func (s *Service) DeleteCharge(ctx context.Context, id string) error {
 		}
 		if c.Status == ChargeCompleted {
 			return precondition("id", "a paid charge cannot be deleted")
+		}
+		if err := t.removePaymentLink(c.PaymentLinkID); err != nil {
+			return err
 		}
 		return storeErr(t.tx.Delete(collCharges, t.company, c.ID), "charge")
 	})

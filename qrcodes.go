@@ -105,6 +105,9 @@ func (t *txn) createPixQRCode(p CreatePixQRCodeParams) (PixQRCode, error) {
 		}
 		return q, err
 	}
+	if err := t.addPaymentLink(q.PaymentLinkID, linkQRCode); err != nil { // for the public QR image
+		return q, err
+	}
 	t.presentQRCode(&q)
 	return q, nil
 }
@@ -168,6 +171,9 @@ func (s *Service) DeletePixQRCode(ctx context.Context, id string) error {
 	return s.update(ctx, func(t *txn) error {
 		q, err := t.findPixQRCode(id)
 		if err != nil {
+			return err
+		}
+		if err := t.removePaymentLink(q.PaymentLinkID); err != nil {
 			return err
 		}
 		return storeErr(t.tx.Delete(collQRCodes, t.company, q.ID), "pix QR code")

@@ -18,6 +18,19 @@ type customerBody struct {
 	Address       *payments.Address `json:"address"`
 }
 
+// params turns the body into the Service's params; taxIDField names the tax ID in errors
+// ("customer.taxID" inside a charge).
+func (b customerBody) params(taxIDField string) (payments.CreateCustomerParams, error) {
+	taxID, err := taxIDString(taxIDField, b.TaxID)
+	if err != nil {
+		return payments.CreateCustomerParams{}, err
+	}
+	return payments.CreateCustomerParams{
+		Name: b.Name, TaxID: taxID, Email: b.Email, Phone: b.Phone,
+		CorrelationID: b.CorrelationID, Address: b.Address,
+	}, nil
+}
+
 // customerUpdateBody is the body of PATCH /customer/{id}: absent or null fields stay as
 // they are.
 type customerUpdateBody struct {
@@ -36,15 +49,12 @@ func handleCustomerCreate(log *slog.Logger) http.Handler {
 			writeError(w, r, log, err)
 			return
 		}
-		taxID, err := taxIDString("taxID", body.TaxID)
+		p, err := body.params("taxID")
 		if err != nil {
 			writeError(w, r, log, err)
 			return
 		}
-		c, err := company(r).CreateCustomer(r.Context(), payments.CreateCustomerParams{
-			Name: body.Name, TaxID: taxID, Email: body.Email, Phone: body.Phone,
-			CorrelationID: body.CorrelationID, Address: body.Address,
-		})
+		c, err := company(r).CreateCustomer(r.Context(), p)
 		if err != nil {
 			writeError(w, r, log, err)
 			return

@@ -12,6 +12,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/pixfoundry/payments"
 )
@@ -55,8 +56,27 @@ type errorMessage struct {
 // writeError is the one place an error becomes an HTTP response. Internal errors are
 // logged with their cause and answered with a bare "internal error".
 func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err error) {
-	code := payments.ErrorCode(err)
-	status, ok := statusOf[code]
+	status, msg := errorStatus(r, log, err)
+	if status == http.StatusUnauthorized {
+		encode(w, status, unauthorizedBody{Error: msg, Errors: []errorMessage{{Message: msg}}})
+		return
+	}
+	encode(w, status, errorBody{Error: msg})
+}
+
+// handleNotImplemented answers 501 {error: msg}: an operation of the real API this
+// version does not offer. It says so plainly rather than pretend to succeed.
+func handleNotImplemented(log *slog.Logger, msg string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, r, log, &payments.Error{Code: payments.ENOTIMPLEMENTED, Message: msg})
+	})
+}
+
+// errorStatus is the status and the caller-safe message of err, for writeError and the
+// few routes whose failure body has another shape. Failures of 500 and more are logged
+// with their cause; an internal error's message is a bare "internal error".
+func errorStatus(r *http.Request, log *slog.Logger, err error) (int, string) {
+	status, ok := statusOf[payments.ErrorCode(err)]
 	if !ok {
 		status = http.StatusInternalServerError
 	}
@@ -67,11 +87,7 @@ func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err er
 			msg = "internal error"
 		}
 	}
-	if status == http.StatusUnauthorized {
-		encode(w, status, unauthorizedBody{Error: msg, Errors: []errorMessage{{Message: msg}}})
-		return
-	}
-	encode(w, status, errorBody{Error: msg})
+	return status, msg
 }
 
 // encode writes v as the JSON body with status. Every value we encode is built by this
@@ -123,6 +139,9 @@ func decode[T any](r *http.Request) (T, error) {
 	}
 	if err := json.Unmarshal(body, &v); err != nil {
 		if te, ok := errors.AsType[*json.UnmarshalTypeError](err); ok && te.Field != "" {
+			if te.Type == reflect.TypeFor[centavos]() {
+				return v, invalid(te.Field, "%s must be a whole number of centavos, e.g. 1050 for R$ 10,50 (got %s)", te.Field, gotJSON(te.Value))
+			}
 			return v, invalid(te.Field, "%s must be %s", te.Field, jsonKind(te.Type))
 		}
 		if se, ok := errors.AsType[*json.SyntaxError](err); ok {
@@ -131,6 +150,23 @@ func decode[T any](r *http.Request) (T, error) {
 		return v, invalid("", "request body is not valid JSON")
 	}
 	return v, nil
+}
+
+// centavos is money on the wire: a JSON integer of centavos (1050 is R$ 10,50). decode
+// refuses anything else (10.5, 1e3, "1050", an amount beyond int64) naming the field, so no
+// float ever reaches an amount.
+type centavos int64
+
+// gotJSON names the JSON value an UnmarshalTypeError describes: "10.5" for "number 10.5",
+// "a string" for "string", "an array" for "array".
+func gotJSON(v string) string {
+	if n, ok := strings.CutPrefix(v, "number "); ok {
+		return n
+	}
+	if v == "array" || v == "object" {
+		return "an " + v
+	}
+	return "a " + v
 }
 
 // jsonKind names the JSON type a Go type is decoded from: "a string", "a number".
@@ -203,4 +239,30 @@ func listParams(r *http.Request) (payments.ListParams, error) {
 		*f.v = n
 	}
 	return p, nil
+}
+
+// queryTime reads the optional RFC 3339 date-time in the query parameter name ("" is the
+// zero time). A "+" of the zone offset sent unencoded arrives as a space and is put back.
+func queryTime(r *http.Request, name string) (time.Time, error) {
+	s := strings.TrimSpace(r.URL.Query().Get(name))
+	if s == "" {
+		return time.Time{}, nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, strings.ReplaceAll(s, " ", "+"))
+	if err != nil {
+		return time.Time{}, invalid(name, "%s must be an RFC 3339 date-time, e.g. 2026-11-22T12:00:00Z", name)
+	}
+	return t, nil
+}
+
+// queryBool reads the optional boolean query parameter name: true or false in any case,
+// absent or empty is false.
+func queryBool(r *http.Request, name string) (bool, error) {
+	switch strings.ToLower(strings.TrimSpace(r.URL.Query().Get(name))) {
+	case "", "false":
+		return false, nil
+	case "true":
+		return true, nil
+	}
+	return false, invalid(name, "%s must be true or false", name)
 }

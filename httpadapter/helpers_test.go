@@ -3,6 +3,7 @@ package httpadapter_test
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -24,6 +25,7 @@ var ctx = context.Background()
 // server is the real handler over the memory store, with the default company's App ID.
 type server struct {
 	svc   *payments.Service
+	clock *payments.ManualClock
 	store *memory.Store
 	h     http.Handler
 	appID string        // the default (partner) company's App ID
@@ -32,7 +34,7 @@ type server struct {
 
 // newServer builds a Service on a fresh memory store, the handler over it, and an App ID
 // for the default company.
-func newServer(t *testing.T, opts httpadapter.Options) server {
+func newServer(t testing.TB, opts httpadapter.Options) server {
 	t.Helper()
 	st := memory.New()
 	clock := payments.NewManualClock(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC))
@@ -48,7 +50,7 @@ func newServer(t *testing.T, opts httpadapter.Options) server {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.NewTextHandler(logs, nil))
 	}
-	return server{svc: svc, store: st, h: httpadapter.New(svc, opts), appID: a.AppID(), logs: logs}
+	return server{svc: svc, clock: clock, store: st, h: httpadapter.New(svc, opts), appID: a.AppID(), logs: logs}
 }
 
 // response is a reply with its JSON body decoded.
@@ -136,4 +138,52 @@ func mustStatus(t *testing.T, is *is.I, r response, want int) {
 		t.Logf("body: %s", r.raw)
 	}
 	is.Equal(r.status, want)
+}
+
+// raw sends a request without a body and returns the recorded reply as is, for replies
+// that are not JSON (images).
+func (s server) raw(t testing.TB, method, path, appID string) *httptest.ResponseRecorder {
+	t.Helper()
+	r := httptest.NewRequest(method, path, nil)
+	if appID != "" {
+		r.Header.Set("Authorization", appID)
+	}
+	w := httptest.NewRecorder()
+	s.h.ServeHTTP(w, r)
+	return w
+}
+
+// newCompany registers a company through the partner routes, as a partner would: a
+// pre-registration for the CNPJ, then an application. It returns the new company's App ID,
+// base64(clientId:clientSecret).
+func (s server) newCompany(t *testing.T, name, cnpj string) string {
+	t.Helper()
+	is := is.New(t)
+	r := s.do(t, "POST", "/api/v1/partner/company", s.appID, `{
+		"preRegistration":{"name":"`+name+`","taxID":{"taxID":"`+cnpj+`","type":"BR:CNPJ"},"website":"https://example.com"},
+		"user":{"firstName":"Bia","lastName":"Lima","email":"bia@example.com","phone":"+5511999990009"}}`)
+	mustStatus(t, is, r, http.StatusCreated)
+	r = s.do(t, "POST", "/api/v1/partner/application", s.appID,
+		`{"application":{"name":"`+name+` API","type":"API"},"taxID":{"taxID":"`+cnpj+`","type":"BR:CNPJ"}}`)
+	mustStatus(t, is, r, http.StatusCreated)
+	clientID, secret := str(r.body, "application", "clientId"), str(r.body, "application", "clientSecret")
+	is.True(clientID != "" && secret != "") // the credentials, shown once
+	return base64.StdEncoding.EncodeToString([]byte(clientID + ":" + secret))
+}
+
+// createCharge creates a charge through the API and returns it.
+func (s server) createCharge(t *testing.T, appID, body string) map[string]any {
+	t.Helper()
+	r := s.do(t, "POST", "/api/v1/charge", appID, body)
+	mustStatus(t, is.New(t), r, http.StatusOK)
+	return get(r.body, "charge").(map[string]any)
+}
+
+// sandboxPay pays through the sandbox route (query: "transactionID=..." or
+// "identifier=...") and returns the reply's transaction.
+func (s server) sandboxPay(t *testing.T, appID, query string) map[string]any {
+	t.Helper()
+	r := s.do(t, "GET", "/openpix/testing?"+query, appID, "")
+	mustStatus(t, is.New(t), r, http.StatusOK)
+	return get(r.body, "transaction").(map[string]any)
 }

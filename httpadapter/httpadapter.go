@@ -5,10 +5,12 @@
 // New returns an http.Handler to run on its own or mount on a host's mux. routes.go lists
 // every route; each is served under /api/v1/... and under the legacy /api/<vendor>/v1/...
 // prefix. Requests authenticate with `Authorization: <AppID>` (raw, no scheme): the App ID
-// selects the company, and the handler acts only for it.
+// selects the company, and the handler acts only for it. Two routes are public: /health,
+// and the QR image PNG that qrCodeImage links point browsers at (see handleQRImagePublic).
 //
-// Every failure body is {"error": "<message>"} (a 401 adds the older "errors" form); the
-// status comes from one map of payments error codes. Request bodies are JSON objects of
+// Every failure body is {"error": "<message>"} (a 401 adds the older "errors" form, the
+// base64 image route adds "success": false); the status comes from one map of payments
+// error codes. Request bodies are JSON objects of
 // at most Options.MaxBodyBytes; unknown fields and query parameters are ignored.
 package httpadapter
 
@@ -28,17 +30,18 @@ const DefaultMaxBodyBytes = 1 << 20
 
 // Options configure the handler. The zero value works.
 type Options struct {
-	// Sandbox turns on the sandbox routes (simulating payments, moving the clock) once they
-	// exist; a production deployment leaves it off.
+	// Sandbox turns on the sandbox route GET /<vendor>/testing, which simulates a payer
+	// paying a charge or a static QR code of the caller's company; a production deployment
+	// leaves it off, and the route then answers 404.
 	Sandbox bool
 	// Logger receives request failures and recovered panics; default discards them.
 	Logger *slog.Logger
 	// MaxBodyBytes caps request bodies; default DefaultMaxBodyBytes. A larger body is
 	// answered 400 {"error":"request body too large (limit N bytes)"}.
 	MaxBodyBytes int64
-	// BaseURL is the public base URL of this server (e.g. "https://pix.example.com"), used in
-	// links it returns such as qrCodeImage and paymentLinkUrl; default is derived from the
-	// request.
+	// BaseURL is the public base URL of this server (e.g. "https://pix.example.com"). The
+	// links in returned records (qrCodeImage, paymentLinkUrl) are made by the Service from
+	// payments.Options.PublicURL: give both the same value.
 	BaseURL string
 }
 

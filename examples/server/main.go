@@ -14,8 +14,14 @@
 //
 //	curl -H "Authorization: $APP_ID" http://127.0.0.1:8080/api/v1/customer
 //
+// Links in the records it returns (a charge's qrCodeImage, paymentLinkUrl) start with
+// -base-url, by default http://<listen address>, so the QR image URLs point at this server.
+// Every -tick (default 5s) it does the work the clock makes due in every company
+// (Service.RunDue): charges past their expiry are recorded EXPIRED, and refunds the bank
+// has settled are recorded CONFIRMED or REJECTED.
+//
 // The server stops cleanly on SIGINT or SIGTERM: it finishes the requests in flight (for
-// up to shutdownTimeout) and closes the database.
+// up to shutdownTimeout), stops the tick loop and closes the database.
 package main
 
 import (
@@ -29,6 +35,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -43,6 +50,7 @@ const (
 	writeTimeout      = 60 * time.Second
 	idleTimeout       = 120 * time.Second
 	shutdownTimeout   = 15 * time.Second
+	defaultTick       = 5 * time.Second
 )
 
 func main() {
@@ -59,6 +67,7 @@ type config struct {
 	addr, db, baseURL, vendor          string
 	pixKey, merchantName, merchantCity string
 	sandbox, newApp                    bool
+	tick                               time.Duration
 }
 
 func parseFlags(args []string, stderr io.Writer) (config, error) {
@@ -74,11 +83,15 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&c.merchantCity, "merchant-city", "", "the default company's merchant city (first start only)")
 	fs.BoolVar(&c.sandbox, "sandbox", true, "serve the sandbox routes (simulated payments)")
 	fs.BoolVar(&c.newApp, "new-app", false, "create a new application and print its App ID")
+	fs.DurationVar(&c.tick, "tick", defaultTick, "how often to expire charges and settle refunds in every company (0 turns it off)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
 	if fs.NArg() > 0 {
 		return c, fmt.Errorf("unexpected arguments: %v", fs.Args())
+	}
+	if c.tick < 0 {
+		return c, fmt.Errorf("-tick must not be negative, got %v", c.tick)
 	}
 	return c, nil
 }
@@ -93,9 +106,21 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 	}
 	log := slog.New(slog.NewTextHandler(stderr, nil))
 
+	// Listen first: the default base URL is the address actually bound (-addr may say port 0).
+	ln, err := net.Listen("tcp", cfg.addr)
+	if err != nil {
+		return err
+	}
+	defer ln.Close() // after Shutdown it is closed already; this covers the early returns
+	baseURL := strings.TrimRight(cfg.baseURL, "/")
+	if baseURL == "" {
+		baseURL = "http://" + ln.Addr().String()
+	}
+
 	svc, err := payments.Open(cfg.db, payments.Options{
-		Logger: log,
-		Vendor: cfg.vendor,
+		Logger:    log,
+		Vendor:    cfg.vendor,
+		PublicURL: baseURL,
 		DefaultCompany: payments.CompanyParams{
 			Name: cfg.merchantName, PixKey: cfg.pixKey, MerchantName: cfg.merchantName, MerchantCity: cfg.merchantCity,
 		},
@@ -113,14 +138,19 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 		return err
 	}
 
-	ln, err := net.Listen("tcp", cfg.addr)
-	if err != nil {
-		return err
-	}
-	baseURL := cfg.baseURL
-	if baseURL == "" {
-		baseURL = "http://" + ln.Addr().String()
-	}
+	// The tick loop stops, and is waited for, before the database closes (defers run last
+	// first).
+	dueCtx, stopDue := context.WithCancel(ctx)
+	dueDone := make(chan struct{})
+	go func() {
+		defer close(dueDone)
+		runDue(dueCtx, svc, cfg.tick, log)
+	}()
+	defer func() {
+		stopDue()
+		<-dueDone
+	}()
+
 	srv := &http.Server{
 		Handler: httpadapter.New(svc, httpadapter.Options{
 			Sandbox: cfg.sandbox, Logger: log, BaseURL: baseURL,
@@ -135,7 +165,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 	if cfg.sandbox {
 		log.Info("sandbox routes are on: do not expose this server to real payers (-sandbox=false turns them off)")
 	}
-	log.Info("listening", "addr", ln.Addr().String(), "db", cfg.db, "base_url", baseURL)
+	log.Info("listening", "addr", ln.Addr().String(), "db", cfg.db, "base_url", baseURL, "tick", cfg.tick)
 
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()
@@ -159,6 +189,26 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 	}
 	log.Info("stopped")
 	return nil
+}
+
+// runDue calls svc.RunDue at once and then every tick until ctx is done; tick 0 does
+// nothing. Failures are logged: the next tick tries again.
+func runDue(ctx context.Context, svc *payments.Service, tick time.Duration, log *slog.Logger) {
+	if tick == 0 {
+		return
+	}
+	t := time.NewTicker(tick)
+	defer t.Stop()
+	for {
+		if err := svc.RunDue(ctx); err != nil && ctx.Err() == nil {
+			log.Error("expiring charges and settling refunds", "err", err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
 }
 
 // ensureApplication creates an application for the default company and prints its App ID

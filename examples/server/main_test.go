@@ -159,3 +159,48 @@ func TestRun_BadFlags(t *testing.T) {
 	err = run(context.Background(), []string{"-db", filepath.Join(t.TempDir(), "x.db"), "extra"}, &stdout, &stderr, nil)
 	is.True(err != nil) // so are stray arguments
 }
+
+// TestRun_Links: the links a charge carries point at this server (or at -base-url), and
+// the QR image is served there without an App ID; the sandbox pays the charge. The tick
+// loop runs every millisecond meanwhile, and stops cleanly with the server.
+func TestRun_Links(t *testing.T) {
+	is := is.New(t)
+	dir := t.TempDir()
+	srv := start(t, "-db", filepath.Join(dir, "a.db"), "-tick", "1ms")
+	appID := appIDLine.FindStringSubmatch(srv.stdout.String())[1]
+
+	status, body := call(t, "POST", srv.base+"/api/v1/charge", appID, `{"correlationID":"c1","value":1000}`)
+	is.Equal(status, http.StatusOK)
+	charge := body["charge"].(map[string]any)
+	link := charge["qrCodeImage"].(string)
+	is.Equal(link, srv.base+"/openpix/charge/brcode/image/"+charge["paymentLinkID"].(string)+".png") // on this server
+	res, err := client.Get(link + "?size=600")                                                       // no App ID, as a browser
+	is.NoErr(err)
+	res.Body.Close()
+	is.Equal(res.StatusCode, http.StatusOK)
+	is.Equal(res.Header.Get("Content-Type"), "image/png")
+
+	status, body = call(t, "GET", srv.base+"/openpix/testing?transactionID="+charge["transactionID"].(string), appID, "")
+	is.Equal(status, http.StatusOK) // the sandbox is on by default
+	is.Equal(body["charge"].(map[string]any)["status"], "COMPLETED")
+	is.NoErr(srv.stop())
+
+	srv = start(t, "-db", filepath.Join(dir, "b.db"), "-base-url", "https://pix.example.com/", "-sandbox=false")
+	appID = appIDLine.FindStringSubmatch(srv.stdout.String())[1]
+	status, body = call(t, "POST", srv.base+"/api/v1/charge", appID, `{"correlationID":"c1","value":1000}`)
+	is.Equal(status, http.StatusOK)
+	charge = body["charge"].(map[string]any)
+	is.True(strings.HasPrefix(charge["qrCodeImage"].(string), "https://pix.example.com/openpix/charge/brcode/image/")) // -base-url, without its trailing slash
+	status, _ = call(t, "GET", srv.base+"/openpix/testing?transactionID="+charge["transactionID"].(string), appID, "")
+	is.Equal(status, http.StatusNotFound) // no sandbox with -sandbox=false
+	is.NoErr(srv.stop())
+}
+
+func TestRun_BadTick(t *testing.T) {
+	is := is.New(t)
+	var stdout, stderr lockedBuffer
+	err := run(context.Background(), []string{"-db", filepath.Join(t.TempDir(), "x.db"), "-tick", "-1s"}, &stdout, &stderr, nil)
+	is.True(err != nil) // a negative tick is an error
+	err = run(context.Background(), []string{"-db", filepath.Join(t.TempDir(), "x.db"), "-tick", "soon"}, &stdout, &stderr, nil)
+	is.True(err != nil) // so is one that is not a duration
+}

@@ -1,0 +1,207 @@
+package httpadapter
+
+import (
+	"log/slog"
+	"net/http"
+
+	"github.com/pixfoundry/payments"
+)
+
+// chargeBody is the body of POST /charge. Money is in centavos; interests, fines and
+// discount percentages are basis points (see payments.Interests). The discount settings
+// come as discountSettings (the wire's name) or discount (the spec's), not both.
+type chargeBody struct {
+	CorrelationID                     string                     `json:"correlationID"`
+	Value                             centavos                   `json:"value"`
+	Type                              string                     `json:"type"`
+	Comment                           string                     `json:"comment"`
+	ExpiresIn                         int64                      `json:"expiresIn"`
+	ExpiresDate                       string                     `json:"expiresDate"`
+	Customer                          *customerBody              `json:"customer"`
+	DaysForDueDate                    int                        `json:"daysForDueDate"`
+	DaysAfterDueDate                  int                        `json:"daysAfterDueDate"`
+	Interests                         *payments.Interests        `json:"interests"`
+	Fines                             *payments.Fines            `json:"fines"`
+	DiscountSettings                  *payments.DiscountSettings `json:"discountSettings"`
+	Discount                          *payments.DiscountSettings `json:"discount"`
+	AdditionalInfo                    []payments.AdditionalInfo  `json:"additionalInfo"`
+	EnableCashbackPercentage          bool                       `json:"enableCashbackPercentage"`
+	EnableCashbackExclusivePercentage bool                       `json:"enableCashbackExclusivePercentage"`
+	Subaccount                        string                     `json:"subaccount"`
+	Splits                            []splitBody                `json:"splits"`
+}
+
+// splitBody is one element of a charge's splits.
+type splitBody struct {
+	Value     centavos `json:"value"`
+	PixKey    string   `json:"pixKey"`
+	SplitType string   `json:"splitType"`
+}
+
+// chargeRefundBody is the body of POST /charge/{id}/refund.
+type chargeRefundBody struct {
+	CorrelationID string   `json:"correlationID"`
+	Value         centavos `json:"value"` // 0 or absent: all that remains
+	Comment       string   `json:"comment"`
+}
+
+// params turns the body into the Service's params.
+func (b chargeBody) params() (payments.CreateChargeParams, error) {
+	p := payments.CreateChargeParams{
+		CorrelationID: b.CorrelationID, Value: int64(b.Value), Type: payments.ChargeType(b.Type),
+		Comment: b.Comment, ExpiresIn: b.ExpiresIn, ExpiresDate: b.ExpiresDate,
+		DaysForDueDate: b.DaysForDueDate, DaysAfterDueDate: b.DaysAfterDueDate,
+		Interests: b.Interests, Fines: b.Fines, Discount: b.DiscountSettings,
+		AdditionalInfo:                    b.AdditionalInfo,
+		EnableCashbackPercentage:          b.EnableCashbackPercentage,
+		EnableCashbackExclusivePercentage: b.EnableCashbackExclusivePercentage,
+		Subaccount:                        b.Subaccount,
+	}
+	if b.Discount != nil {
+		if b.DiscountSettings != nil {
+			return p, invalid("discount", "give discountSettings or discount, not both")
+		}
+		p.Discount = b.Discount
+	}
+	if b.Customer != nil {
+		c, err := b.Customer.params("customer.taxID")
+		if err != nil {
+			return p, err
+		}
+		p.Customer = &c
+	}
+	for _, sp := range b.Splits {
+		p.Splits = append(p.Splits, payments.Split{Value: int64(sp.Value), PixKey: sp.PixKey, SplitType: payments.SplitType(sp.SplitType)})
+	}
+	return p, nil
+}
+
+// handleChargeCreate: POST /charge?return_existing=true|false → 200 {charge,
+// correlationID, brCode}. With return_existing=true a charge with the same correlationID
+// is returned instead of a conflict.
+func handleChargeCreate(log *slog.Logger) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		existing, err := queryBool(r, "return_existing")
+		if err != nil {
+			writeError(w, r, log, err)
+			return
+		}
+		body, err := decode[chargeBody](r)
+		if err != nil {
+			writeError(w, r, log, err)
+			return
+		}
+		p, err := body.params()
+		if err != nil {
+			writeError(w, r, log, err)
+			return
+		}
+		p.ReturnExisting = existing
+		c, err := company(r).CreateCharge(r.Context(), p)
+		if err != nil {
+			writeError(w, r, log, err)
+			return
+		}
+		encode(w, http.StatusOK, map[string]any{"charge": c, "correlationID": c.CorrelationID, "brCode": c.BRCode})
+	})
+}
+
+// handleChargeGet: GET /charge/{id} (correlationID, transactionID, paymentLinkID or
+// globalID) → 200 {charge}.
+func handleChargeGet(log *slog.Logger) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c, err := company(r).GetCharge(r.Context(), r.PathValue("id"))
+		if err != nil {
+			writeError(w, r, log, err)
+			return
+		}
+		encode(w, http.StatusOK, map[string]any{"charge": c})
+	})
+}
+
+// handleChargeList: GET /charge?start&end&status&customer&subscription&skip&limit → 200
+// {charges, pageInfo}, newest first. start and end are RFC 3339 and bound createdAt.
+func handleChargeList(log *slog.Logger) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		f, err := chargeFilter(r)
+		if err != nil {
+			writeError(w, r, log, err)
+			return
+		}
+		cs, page, err := company(r).ListCharges(r.Context(), f)
+		if err != nil {
+			writeError(w, r, log, err)
+			return
+		}
+		encode(w, http.StatusOK, map[string]any{"charges": cs, "pageInfo": page})
+	})
+}
+
+func chargeFilter(r *http.Request) (payments.ChargeFilter, error) {
+	var f payments.ChargeFilter
+	var err error
+	if f.ListParams, err = listParams(r); err != nil {
+		return f, err
+	}
+	if f.Start, err = queryTime(r, "start"); err != nil {
+		return f, err
+	}
+	if f.End, err = queryTime(r, "end"); err != nil {
+		return f, err
+	}
+	q := r.URL.Query()
+	f.Status = payments.ChargeStatus(q.Get("status"))
+	f.Customer = q.Get("customer")
+	f.Subscription = q.Get("subscription")
+	return f, nil
+}
+
+// handleChargeDelete: DELETE /charge/{id} → 200 {status:"OK", id}, id as given. A paid
+// charge is not deleted (400).
+func handleChargeDelete(log *slog.Logger) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id := r.PathValue("id")
+		if err := company(r).DeleteCharge(r.Context(), id); err != nil {
+			writeError(w, r, log, err)
+			return
+		}
+		encode(w, http.StatusOK, map[string]any{"status": "OK", "id": id})
+	})
+}
+
+// handleChargeRefundCreate: POST /charge/{id}/refund {correlationID, value, comment} →
+// 200 {refund}. The charge must be paid.
+func handleChargeRefundCreate(log *slog.Logger) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, err := decode[chargeRefundBody](r)
+		if err != nil {
+			writeError(w, r, log, err)
+			return
+		}
+		ref, err := company(r).CreateChargeRefund(r.Context(), r.PathValue("id"), payments.ChargeRefundParams{
+			CorrelationID: body.CorrelationID, Value: int64(body.Value), Comment: body.Comment,
+		})
+		if err != nil {
+			writeError(w, r, log, err)
+			return
+		}
+		encode(w, http.StatusOK, map[string]any{"refund": ref})
+	})
+}
+
+// handleChargeRefundList: GET /charge/{id}/refund?skip&limit → 200 {refunds, pageInfo}.
+func handleChargeRefundList(log *slog.Logger) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p, err := listParams(r)
+		if err != nil {
+			writeError(w, r, log, err)
+			return
+		}
+		rs, page, err := company(r).ListChargeRefunds(r.Context(), r.PathValue("id"), p)
+		if err != nil {
+			writeError(w, r, log, err)
+			return
+		}
+		encode(w, http.StatusOK, map[string]any{"refunds": rs, "pageInfo": page})
+	})
+}

@@ -1,0 +1,232 @@
+package httpadapter_test
+
+import (
+	"net/http"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/matryer/is"
+
+	"github.com/pixfoundry/payments/httpadapter"
+)
+
+// keys returns the sorted keys of a decoded object.
+func keys(v any) []string {
+	m, _ := v.(map[string]any)
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func TestCharges(t *testing.T) {
+	s := newServer(t, httpadapter.Options{})
+	var charge map[string]any
+
+	t.Run("Create", func(t *testing.T) {
+		is := is.New(t)
+		r := s.do(t, "POST", "/api/v1/charge?", s.appID, `{
+			"correlationID":"order-1","value":1050,"comment":"Pedido 1",
+			"customer":{"name":"Ana Souza","taxID":"529.982.247-25","email":"ana@example.com","phone":"+5511999990000","correlationID":"ana"},
+			"additionalInfo":[{"key":"Pedido","value":"1"}]}`)
+		mustStatus(t, is, r, http.StatusOK)
+		is.Equal(keys(r.body), []string{"brCode", "charge", "correlationID"}) // the create envelope
+		charge = get(r.body, "charge").(map[string]any)
+		is.Equal(str(r.body, "correlationID"), "order-1")
+		is.Equal(str(r.body, "brCode"), str(charge, "brCode"))
+		is.Equal(num(charge, "value"), 1050)
+		is.Equal(str(charge, "status"), "ACTIVE")
+		is.Equal(str(charge, "type"), "DYNAMIC")
+		is.True(strings.HasPrefix(str(charge, "brCode"), "000201"))
+		is.True(strings.Contains(str(charge, "brCode"), "540510.50")) // the amount, in reais
+		is.Equal(num(charge, "expiresIn"), 86400)                     // default, in seconds
+		is.Equal(str(charge, "expiresDate"), "2026-11-23T12:00:00Z")
+		is.Equal(str(charge, "customer", "taxID", "taxID"), "52998224725")
+		is.Equal(str(charge, "customer", "correlationID"), "ana")
+		is.Equal(len(list(charge, "additionalInfo")), 1)
+		is.Equal(str(charge, "qrCodeImage"), "/openpix/charge/brcode/image/"+str(charge, "paymentLinkID")+".png")
+		is.Equal(str(charge, "paymentMethods", "pix", "method"), "PIX_COB")
+		for _, k := range []string{"paymentLinkID", "globalID", "transactionID", "identifier", "createdAt", "updatedAt", "paymentLinkUrl"} {
+			is.True(str(charge, k) != "") // the fields the SDKs require
+		}
+	})
+	t.Run("CreateTaxIDObjectAndDiscountAlias", func(t *testing.T) {
+		is := is.New(t)
+		r := s.do(t, "POST", "/api/v1/charge", s.appID, `{
+			"correlationID":"overdue-1","value":10000,"type":"OVERDUE","daysForDueDate":5,"daysAfterDueDate":10,
+			"customer":{"name":"ACME","taxID":{"taxID":"11222333000181","type":"BR:CNPJ"}},
+			"interests":{"value":33},"fines":{"value":200,"type":"PERCENTAGE"},
+			"discount":{"modality":"FIXED_VALUE_UNTIL_SPECIFIED_DATE","discountFixedDate":[{"daysActive":3,"value":500}]}}`)
+		mustStatus(t, is, r, http.StatusOK)
+		c := get(r.body, "charge")
+		is.Equal(str(c, "type"), "OVERDUE")
+		is.Equal(str(c, "customer", "taxID", "type"), "BR:CNPJ")                             // a {taxID, type} object is tolerated
+		is.Equal(str(c, "discountSettings", "modality"), "FIXED_VALUE_UNTIL_SPECIFIED_DATE") // the spec's name "discount" is read
+		is.Equal(num(c, "amountDue"), 9500)                                                  // 5 days early: the 500 discount applies
+		r = s.do(t, "POST", "/api/v1/charge", s.appID, `{
+			"correlationID":"overdue-2","value":10000,"type":"OVERDUE","daysForDueDate":5,
+			"discountSettings":{"modality":"VALUE_PER_RUNNING_DAY_ADVANCE","value":10}}`)
+		mustStatus(t, is, r, http.StatusOK)
+		is.Equal(num(r.body, "charge", "discount"), 50) // the wire's name works too
+	})
+	t.Run("ReturnExisting", func(t *testing.T) {
+		is := is.New(t)
+		r := s.do(t, "POST", "/api/v1/charge?return_existing=true", s.appID, `{"correlationID":"order-1","value":1050}`)
+		mustStatus(t, is, r, http.StatusOK) // the existing charge, not a conflict
+		is.Equal(str(r.body, "charge", "transactionID"), str(charge, "transactionID"))
+		r = s.do(t, "POST", "/api/v1/charge?return_existing=false", s.appID, `{"correlationID":"order-1","value":1050}`)
+		mustStatus(t, is, r, http.StatusBadRequest) // a duplicate
+		is.Equal(r.errMsg(), `a charge with correlationID "order-1" already exists`)
+		r = s.do(t, "POST", "/api/v1/charge?return_existing=maybe", s.appID, `{"correlationID":"order-1","value":1050}`)
+		mustStatus(t, is, r, http.StatusBadRequest)
+		is.Equal(r.errMsg(), "return_existing must be true or false")
+	})
+	t.Run("Get", func(t *testing.T) {
+		is := is.New(t)
+		for _, id := range []string{"order-1", str(charge, "transactionID"), str(charge, "paymentLinkID"), str(charge, "globalID")} {
+			r := s.do(t, "GET", "/api/v1/charge/"+id, s.appID, "")
+			mustStatus(t, is, r, http.StatusOK)
+			is.Equal(keys(r.body), []string{"charge"})
+			is.Equal(str(r.body, "charge", "correlationID"), "order-1") // by any of its ids
+		}
+		r := s.do(t, "GET", "/api/v1/charge/nope", s.appID, "")
+		mustStatus(t, is, r, http.StatusNotFound)
+		is.Equal(r.errMsg(), "charge not found")
+	})
+	t.Run("List", func(t *testing.T) {
+		is := is.New(t)
+		r := s.do(t, "GET", "/api/v1/charge?limit=10&skip=0", s.appID, "")
+		mustStatus(t, is, r, http.StatusOK)
+		is.Equal(keys(r.body), []string{"charges", "pageInfo"})
+		is.Equal(len(list(r.body, "charges")), 3)
+		is.Equal(num(r.body, "pageInfo", "totalCount"), 3)
+		is.Equal(num(r.body, "pageInfo", "limit"), 10)
+
+		r = s.do(t, "GET", "/api/v1/charge?customer=ana&status=ACTIVE", s.appID, "")
+		mustStatus(t, is, r, http.StatusOK)
+		is.Equal(len(list(r.body, "charges")), 1) // by customer and status
+		r = s.do(t, "GET", "/api/v1/charge?status=COMPLETED", s.appID, "")
+		is.Equal(len(list(r.body, "charges")), 0)
+		r = s.do(t, "GET", "/api/v1/charge?start=2026-11-22T11:00:00Z&end=2026-11-22T13:00:00+00:00", s.appID, "")
+		mustStatus(t, is, r, http.StatusOK) // an unencoded "+" in the offset is read back
+		is.Equal(len(list(r.body, "charges")), 3)
+		r = s.do(t, "GET", "/api/v1/charge?start=2026-11-22T12:00:00.001Z", s.appID, "")
+		is.Equal(len(list(r.body, "charges")), 0) // all created at 12:00:00.000
+
+		for _, tc := range []struct{ query, field string }{
+			{"start=yesterday", "start"},
+			{"end=2026-13-01T00:00:00Z", "end"},
+			{"start=2026-11-22", "start"},
+			{"status=PAID", "status"},
+			{"limit=x", "limit"},
+			{"skip=-1", "skip"},
+		} {
+			r := s.do(t, "GET", "/api/v1/charge?"+tc.query, s.appID, "")
+			mustStatus(t, is, r, http.StatusBadRequest)
+			is.True(strings.HasPrefix(r.errMsg(), tc.field)) // names the parameter
+		}
+	})
+	t.Run("ErrInvalid", func(t *testing.T) {
+		for _, tc := range []struct{ name, body, want string }{
+			{"Malformed", `{"correlationID":"x","value":`, "request body is not valid JSON"},
+			{"Array", `[{"correlationID":"x","value":100}]`, "request body must be a JSON object"},
+			{"FloatValue", `{"correlationID":"x","value":10.5}`, "value must be a whole number of centavos, e.g. 1050 for R$ 10,50 (got 10.5)"},
+			{"ExponentValue", `{"correlationID":"x","value":1e3}`, "value must be a whole number of centavos, e.g. 1050 for R$ 10,50 (got 1e3)"},
+			{"StringValue", `{"correlationID":"x","value":"100"}`, "value must be a whole number of centavos, e.g. 1050 for R$ 10,50 (got a string)"},
+			{"HugeValue", `{"correlationID":"x","value":99999999999999999999}`, "value must be a whole number of centavos"},
+			{"FloatSplit", `{"correlationID":"x","value":100,"splits":[{"value":0.5,"pixKey":"a@example.com"}]}`, "splits.value must be a whole number of centavos"},
+			{"NegativeValue", `{"correlationID":"x","value":-1}`, "value must be a positive number of centavos"},
+			{"NoValue", `{"correlationID":"x"}`, "value must be a positive number of centavos"},
+			{"NoCorrelationID", `{"value":100}`, "correlationID is required"},
+			{"WrongType", `{"correlationID":5,"value":100}`, "correlationID must be a string"},
+			{"FloatExpiresIn", `{"correlationID":"x","value":100,"expiresIn":900.5}`, "expiresIn must be an integer"},
+			{"CustomerNotObject", `{"correlationID":"x","value":100,"customer":"ana"}`, "customer must be an object"},
+			{"CustomerTaxID", `{"correlationID":"x","value":100,"customer":{"name":"A","taxID":5}}`, "customer.taxID must be a string or a {taxID, type} object"},
+			{"BothDiscounts", `{"correlationID":"x","value":100,"type":"OVERDUE","daysForDueDate":1,"discount":{},"discountSettings":{}}`, "give discountSettings or discount, not both"},
+			{"Type", `{"correlationID":"x","value":100,"type":"BOLETO"}`, "type must be DYNAMIC or OVERDUE"},
+			{"ExpiresIn", `{"correlationID":"x","value":100,"expiresIn":60}`, "expiresIn must be between 900"},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				is := is.New(t)
+				r := s.do(t, "POST", "/api/v1/charge", s.appID, tc.body)
+				mustStatus(t, is, r, http.StatusBadRequest)
+				if !strings.HasPrefix(r.errMsg(), tc.want) {
+					t.Errorf("error %q, want prefix %q", r.errMsg(), tc.want)
+				}
+			})
+		}
+	})
+	t.Run("Delete", func(t *testing.T) {
+		is := is.New(t)
+		s.createCharge(t, s.appID, `{"correlationID":"to-delete","value":500}`)
+		r := s.do(t, "DELETE", "/api/v1/charge/to-delete", s.appID, "", "Content-Type", "application/json")
+		mustStatus(t, is, r, http.StatusOK)                                 // a DELETE with the SDK's Content-Type and no body
+		is.Equal(r.body, map[string]any{"status": "OK", "id": "to-delete"}) // {status, id}
+		r = s.do(t, "GET", "/api/v1/charge/to-delete", s.appID, "")
+		mustStatus(t, is, r, http.StatusNotFound) // gone
+		r = s.do(t, "DELETE", "/api/v1/charge/to-delete", s.appID, "")
+		mustStatus(t, is, r, http.StatusNotFound)
+	})
+}
+
+func TestCharges_Expired(t *testing.T) {
+	is := is.New(t)
+	s := newServer(t, httpadapter.Options{})
+	s.createCharge(t, s.appID, `{"correlationID":"short","value":500,"expiresIn":900}`)
+	s.clock.Advance(901 * time.Second)
+	r := s.do(t, "GET", "/api/v1/charge/short", s.appID, "")
+	mustStatus(t, is, r, http.StatusOK)
+	is.Equal(str(r.body, "charge", "status"), "EXPIRED") // past its expiry
+	r = s.do(t, "GET", "/api/v1/charge?status=EXPIRED", s.appID, "")
+	is.Equal(len(list(r.body, "charges")), 1)
+}
+
+func TestChargeRefunds(t *testing.T) {
+	s := newServer(t, httpadapter.Options{Sandbox: true})
+	c := s.createCharge(t, s.appID, `{"correlationID":"paid","value":10000}`)
+	s.createCharge(t, s.appID, `{"correlationID":"unpaid","value":10000}`)
+	s.sandboxPay(t, s.appID, "transactionID="+str(c, "transactionID"))
+
+	t.Run("Create", func(t *testing.T) {
+		is := is.New(t)
+		r := s.do(t, "POST", "/api/v1/charge/paid/refund", s.appID, `{"correlationID":"r1","value":100,"comment":"devolução"}`)
+		mustStatus(t, is, r, http.StatusOK)
+		is.Equal(keys(r.body), []string{"refund"})
+		is.Equal(str(r.body, "refund", "correlationID"), "r1")
+		is.Equal(num(r.body, "refund", "value"), 100)
+		is.Equal(str(r.body, "refund", "status"), "IN_PROCESSING")
+		is.Equal(str(r.body, "refund", "comment"), "devolução")
+		is.Equal(str(r.body, "refund", "charge"), "paid")
+	})
+	t.Run("List", func(t *testing.T) {
+		is := is.New(t)
+		r := s.do(t, "GET", "/api/v1/charge/paid/refund?limit=10&skip=0", s.appID, "")
+		mustStatus(t, is, r, http.StatusOK)
+		is.Equal(keys(r.body), []string{"pageInfo", "refunds"})
+		is.Equal(len(list(r.body, "refunds")), 1)
+		is.Equal(str(list(r.body, "refunds")[0], "status"), "CONFIRMED") // the sandbox bank settled it
+		r = s.do(t, "GET", "/api/v1/charge/unpaid/refund", s.appID, "")
+		mustStatus(t, is, r, http.StatusOK)
+		is.Equal(len(list(r.body, "refunds")), 0)
+		r = s.do(t, "GET", "/api/v1/charge/nope/refund", s.appID, "")
+		mustStatus(t, is, r, http.StatusNotFound)
+	})
+	t.Run("Err", func(t *testing.T) {
+		is := is.New(t)
+		r := s.do(t, "POST", "/api/v1/charge/unpaid/refund", s.appID, `{"correlationID":"r2","value":100}`)
+		mustStatus(t, is, r, http.StatusBadRequest) // not paid
+		is.Equal(r.errMsg(), "charge unpaid is not paid: only a COMPLETED charge can be refunded")
+		r = s.do(t, "POST", "/api/v1/charge/nope/refund", s.appID, `{"correlationID":"r2","value":100}`)
+		mustStatus(t, is, r, http.StatusNotFound)
+		r = s.do(t, "POST", "/api/v1/charge/paid/refund", s.appID, `{"correlationID":"r2","value":1.5}`)
+		mustStatus(t, is, r, http.StatusBadRequest)
+		is.True(strings.HasPrefix(r.errMsg(), "value must be a whole number of centavos"))
+		r = s.do(t, "POST", "/api/v1/charge/paid/refund", s.appID, `{"value":100}`)
+		mustStatus(t, is, r, http.StatusBadRequest)
+		is.Equal(r.errMsg(), "correlationID is required")
+	})
+}

@@ -1,0 +1,68 @@
+package httpadapter
+
+import (
+	"log/slog"
+	"net/http"
+
+	"github.com/pixfoundry/payments"
+)
+
+// refundBody is the body of POST /refund.
+type refundBody struct {
+	Value                 centavos `json:"value"` // 0 or absent: all that remains of the Pix
+	TransactionEndToEndID string   `json:"transactionEndToEndId"`
+	CorrelationID         string   `json:"correlationID"`
+	Comment               string   `json:"comment"`
+}
+
+// handleRefundCreate: POST /refund {value, transactionEndToEndId, correlationID, comment}
+// → 200 {refund} (status IN_PROCESSING). The same correlationID again returns the first
+// refund.
+func handleRefundCreate(log *slog.Logger) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, err := decode[refundBody](r)
+		if err != nil {
+			writeError(w, r, log, err)
+			return
+		}
+		ref, err := company(r).CreateRefund(r.Context(), payments.CreateRefundParams{
+			TransactionEndToEndID: body.TransactionEndToEndID, CorrelationID: body.CorrelationID,
+			Value: int64(body.Value), Comment: body.Comment,
+		})
+		if err != nil {
+			writeError(w, r, log, err)
+			return
+		}
+		encode(w, http.StatusOK, map[string]any{"refund": ref})
+	})
+}
+
+// handleRefundGet: GET /refund/{id} (refundId or correlationID) → 200
+// {pixTransactionRefund}: the real API's key for a single refund.
+func handleRefundGet(log *slog.Logger) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ref, err := company(r).GetRefund(r.Context(), r.PathValue("id"))
+		if err != nil {
+			writeError(w, r, log, err)
+			return
+		}
+		encode(w, http.StatusOK, map[string]any{"pixTransactionRefund": ref})
+	})
+}
+
+// handleRefundList: GET /refund?skip&limit → 200 {refunds, pageInfo}, newest first.
+func handleRefundList(log *slog.Logger) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p, err := listParams(r)
+		if err != nil {
+			writeError(w, r, log, err)
+			return
+		}
+		rs, page, err := company(r).ListRefunds(r.Context(), p)
+		if err != nil {
+			writeError(w, r, log, err)
+			return
+		}
+		encode(w, http.StatusOK, map[string]any{"refunds": rs, "pageInfo": page})
+	})
+}

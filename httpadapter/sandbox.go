@@ -1,0 +1,129 @@
+package httpadapter
+
+import (
+	"crypto/rand"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/pixfoundry/payments"
+)
+
+// The sandbox's simulated payment, as the real sandbox reports it.
+const (
+	sandboxInfoPagador = "OpenPix testing"
+	sandboxPayerName   = "Sandbox Payer"
+	sandboxPayerTaxID  = "11144477735" // a valid CPF, of nobody
+)
+
+// handleSandboxPay: GET /<vendor>/testing?transactionID=<charge> or ?identifier=<static QR
+// code>, served only when Options.Sandbox is on, for the caller's company.
+//
+// transactionID (also a charge's identifier, correlationID or any id GetCharge accepts)
+// pays an ACTIVE charge its amount due now; a paid or expired charge is refused with 400,
+// so the sandbox never makes a Pix the charge cannot take. identifier (or any id of a
+// static QR code) pays the code its value, or the value query parameter (centavos) when
+// the code has none. Either is a Pix received through payments.Service.ReceivePix, with
+// everything a real one causes (ledger, charge completion, events), with a fresh
+// endToEndId from the fictitious sandbox bank.
+//
+// → 200 {transaction, charge} or {transaction, pixQrCode}, as they are after the payment.
+func handleSandboxPay(log *slog.Logger) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		q := r.URL.Query()
+		chargeID, qrID := strings.TrimSpace(q.Get("transactionID")), strings.TrimSpace(q.Get("identifier"))
+		var body map[string]any
+		var err error
+		switch {
+		case chargeID != "" && qrID != "":
+			err = invalid("identifier", "give transactionID (a charge) or identifier (a static QR code), not both")
+		case chargeID != "":
+			body, err = sandboxPayCharge(r, chargeID)
+		case qrID != "":
+			body, err = sandboxPayQRCode(r, qrID)
+		default:
+			err = invalid("transactionID", "transactionID (a charge) or identifier (a static QR code) is required")
+		}
+		if err != nil {
+			writeError(w, r, log, err)
+			return
+		}
+		encode(w, http.StatusOK, body)
+	})
+}
+
+func sandboxPayCharge(r *http.Request, id string) (map[string]any, error) {
+	co := company(r)
+	c, err := co.GetCharge(r.Context(), id)
+	if err != nil {
+		return nil, err
+	}
+	switch c.Status {
+	case payments.ChargeCompleted:
+		return nil, &payments.Error{Code: payments.EPRECONDITION, Field: "transactionID", Message: "charge " + c.CorrelationID + " is already paid"}
+	case payments.ChargeExpired:
+		return nil, &payments.Error{Code: payments.EPRECONDITION, Field: "transactionID", Message: "charge " + c.CorrelationID + " has expired"}
+	}
+	x, err := co.ReceivePix(r.Context(), sandboxPix(c.AmountDue, txid(c.Identifier)))
+	if err != nil {
+		return nil, err
+	}
+	if c, err = co.GetCharge(r.Context(), c.CorrelationID); err != nil {
+		return nil, err
+	}
+	return map[string]any{"transaction": x, "charge": c}, nil
+}
+
+func sandboxPayQRCode(r *http.Request, id string) (map[string]any, error) {
+	co := company(r)
+	qr, err := co.GetPixQRCode(r.Context(), id)
+	if err != nil {
+		return nil, err
+	}
+	value := qr.Value
+	if s := strings.TrimSpace(r.URL.Query().Get("value")); s != "" {
+		n, err := strconv.ParseInt(s, 10, 64)
+		switch {
+		case err != nil || n <= 0:
+			return nil, invalid("value", "value must be a positive whole number of centavos")
+		case qr.Value != 0 && n != qr.Value:
+			return nil, invalid("value", "this QR code has a fixed value of %d centavos", qr.Value)
+		}
+		value = n
+	}
+	if value == 0 {
+		return nil, invalid("value", "value is required: this QR code lets the payer choose the amount (centavos)")
+	}
+	x, err := co.ReceivePix(r.Context(), sandboxPix(value, qr.Identifier))
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"transaction": x, "pixQrCode": qr}, nil
+}
+
+// sandboxPix is the Pix the sandbox's payer sends.
+func sandboxPix(value int64, txID string) payments.ReceivePixParams {
+	return payments.ReceivePixParams{
+		EndToEndID: sandboxEndToEndID(time.Now()), Value: value, TxID: txID,
+		Payer:       &payments.Payer{Name: sandboxPayerName, TaxID: sandboxPayerTaxID},
+		InfoPagador: sandboxInfoPagador,
+	}
+}
+
+// txid is the BR Code txid of a charge identifier: its first 25 characters.
+func txid(identifier string) string {
+	if len(identifier) > 25 {
+		return identifier[:25]
+	}
+	return identifier
+}
+
+// sandboxEndToEndID makes the endToEndId of a sandbox Pix in the network's format: "E",
+// the payer bank's ISPB (the fictitious payments.SandboxISPB), the time as yyyyMMddHHmm in
+// UTC and 11 random letters and digits; 32 characters. The time is the payer bank's wall
+// clock, as in a real Pix, not the Service's (which stamps the transaction).
+func sandboxEndToEndID(at time.Time) string {
+	return "E" + payments.SandboxISPB + at.UTC().Format("200601021504") + rand.Text()[:11]
+}

@@ -1,0 +1,99 @@
+package httpadapter
+
+import (
+	"log/slog"
+	"net/http"
+
+	"github.com/pixfoundry/payments"
+)
+
+// Messages of the subaccount operations the Service does not offer in this version.
+const (
+	msgNoSubaccountWithdrawals = "subaccount withdrawals are not available in this version"
+	msgNoSubaccountDebits      = "subaccount debits are not available in this version"
+)
+
+// subaccountBody is the body of POST /subaccount.
+type subaccountBody struct {
+	PixKey string `json:"pixKey"`
+	Name   string `json:"name"`
+}
+
+// subaccountTransferBody is the body of POST /subaccount/transfer.
+type subaccountTransferBody struct {
+	Value          centavos `json:"value"`
+	FromPixKey     string   `json:"fromPixKey"`
+	FromPixKeyType string   `json:"fromPixKeyType"`
+	ToPixKey       string   `json:"toPixKey"`
+	ToPixKeyType   string   `json:"toPixKeyType"`
+	CorrelationID  string   `json:"correlationID"`
+}
+
+// handleSubaccountCreate: POST /subaccount {pixKey, name} → 200 {SubAccount} (capital S,
+// the wire's key), new or the existing one with that key, unchanged.
+func handleSubaccountCreate(log *slog.Logger) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, err := decode[subaccountBody](r)
+		if err != nil {
+			writeError(w, r, log, err)
+			return
+		}
+		sa, _, err := company(r).CreateSubaccount(r.Context(), payments.CreateSubaccountParams{PixKey: body.PixKey, Name: body.Name})
+		if err != nil {
+			writeError(w, r, log, err)
+			return
+		}
+		encode(w, http.StatusOK, map[string]any{"SubAccount": sa})
+	})
+}
+
+// handleSubaccountGet: GET /subaccount/{id} (its Pix key) → 200 {SubAccount}.
+func handleSubaccountGet(log *slog.Logger) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		sa, err := company(r).GetSubaccount(r.Context(), r.PathValue("id"))
+		if err != nil {
+			writeError(w, r, log, err)
+			return
+		}
+		encode(w, http.StatusOK, map[string]any{"SubAccount": sa})
+	})
+}
+
+// handleSubaccountList: GET /subaccount?skip&limit → 200 {subAccounts, pageInfo}.
+func handleSubaccountList(log *slog.Logger) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p, err := listParams(r)
+		if err != nil {
+			writeError(w, r, log, err)
+			return
+		}
+		sas, page, err := company(r).ListSubaccounts(r.Context(), p)
+		if err != nil {
+			writeError(w, r, log, err)
+			return
+		}
+		encode(w, http.StatusOK, map[string]any{"subAccounts": sas, "pageInfo": page})
+	})
+}
+
+// handleSubaccountTransfer: POST /subaccount/transfer → 200 {value, originSubaccount,
+// destinationSubaccount, correlationID, createdAt}, both subaccounts as the transfer left
+// them. The same correlationID again returns the first transfer.
+func handleSubaccountTransfer(log *slog.Logger) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, err := decode[subaccountTransferBody](r)
+		if err != nil {
+			writeError(w, r, log, err)
+			return
+		}
+		tr, err := company(r).TransferBetweenSubaccounts(r.Context(), payments.SubaccountTransferParams{
+			Value: int64(body.Value), FromPixKey: body.FromPixKey, FromPixKeyType: body.FromPixKeyType,
+			ToPixKey: body.ToPixKey, ToPixKeyType: body.ToPixKeyType, CorrelationID: body.CorrelationID,
+		})
+		if err != nil {
+			writeError(w, r, log, err)
+			return
+		}
+		encode(w, http.StatusOK, tr)
+	})
+}

@@ -1,0 +1,91 @@
+package httpadapter_test
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/matryer/is"
+
+	"github.com/pixfoundry/payments/httpadapter"
+)
+
+func TestSubaccounts(t *testing.T) {
+	s := newServer(t, httpadapter.Options{Sandbox: true})
+
+	t.Run("Create", func(t *testing.T) {
+		is := is.New(t)
+		r := s.do(t, "POST", "/api/v1/subaccount", s.appID, `{"pixKey":"loja+1@example.com","name":"Loja 1"}`)
+		mustStatus(t, is, r, http.StatusOK)
+		is.Equal(keys(r.body), []string{"SubAccount"}) // capital S, as the wire has it
+		is.Equal(str(r.body, "SubAccount", "pixKey"), "loja+1@example.com")
+		is.Equal(str(r.body, "SubAccount", "name"), "Loja 1")
+		is.Equal(get(r.body, "SubAccount", "balance"), 0.0)
+		r = s.do(t, "POST", "/api/v1/subaccount", s.appID, `{"pixKey":"loja+1@example.com","name":"Other name"}`)
+		mustStatus(t, is, r, http.StatusOK) // the existing one, unchanged
+		is.Equal(str(r.body, "SubAccount", "name"), "Loja 1")
+		r = s.do(t, "POST", "/api/v1/subaccount", s.appID, `{"pixKey":"loja2@example.com","name":"Loja 2"}`)
+		mustStatus(t, is, r, http.StatusOK)
+	})
+	t.Run("Get", func(t *testing.T) {
+		is := is.New(t)
+		for _, path := range []string{"/api/v1/subaccount/loja+1@example.com", "/api/v1/subaccount/loja%2B1%40example.com"} {
+			r := s.do(t, "GET", path, s.appID, "")
+			mustStatus(t, is, r, http.StatusOK) // the key raw, as the SDKs send it, or encoded
+			is.Equal(keys(r.body), []string{"SubAccount"})
+			is.Equal(str(r.body, "SubAccount", "name"), "Loja 1")
+		}
+		r := s.do(t, "GET", "/api/v1/subaccount/nobody@example.com", s.appID, "")
+		mustStatus(t, is, r, http.StatusNotFound)
+		is.Equal(r.errMsg(), "subaccount not found: nobody@example.com")
+	})
+	t.Run("List", func(t *testing.T) {
+		is := is.New(t)
+		r := s.do(t, "GET", "/api/v1/subaccount?limit=10&skip=0", s.appID, "")
+		mustStatus(t, is, r, http.StatusOK)
+		is.Equal(keys(r.body), []string{"pageInfo", "subAccounts"})
+		is.Equal(len(list(r.body, "subAccounts")), 2)
+	})
+	t.Run("Transfer", func(t *testing.T) {
+		is := is.New(t)
+		c := s.createCharge(t, s.appID, `{"correlationID":"to-sub","value":2000,"subaccount":"loja+1@example.com"}`)
+		s.sandboxPay(t, s.appID, "transactionID="+str(c, "transactionID"))
+		r := s.do(t, "GET", "/api/v1/subaccount/loja+1@example.com", s.appID, "")
+		is.Equal(num(r.body, "SubAccount", "balance"), 2000-50) // the charge's net value
+		r = s.do(t, "POST", "/api/v1/subaccount/transfer", s.appID, `{"value":100,"fromPixKey":"loja+1@example.com","fromPixKeyType":"EMAIL",
+			"toPixKey":"loja2@example.com","toPixKeyType":"EMAIL","correlationID":"t1"}`)
+		mustStatus(t, is, r, http.StatusOK)
+		is.Equal(num(r.body, "value"), 100)
+		is.Equal(str(r.body, "originSubaccount", "pixKey"), "loja+1@example.com")
+		is.Equal(num(r.body, "originSubaccount", "balance"), 1850)
+		is.Equal(str(r.body, "destinationSubaccount", "pixKey"), "loja2@example.com")
+		is.Equal(num(r.body, "destinationSubaccount", "balance"), 100)
+		r = s.do(t, "GET", "/api/v1/subaccount/loja2@example.com", s.appID, "")
+		is.Equal(num(r.body, "SubAccount", "balance"), 100)
+	})
+	t.Run("ErrInvalid", func(t *testing.T) {
+		for _, tc := range []struct {
+			name, path, body string
+			status           int
+			want             string
+		}{
+			{"BadKey", "/api/v1/subaccount", `{"pixKey":"not a key","name":"x"}`, http.StatusBadRequest, "pixKey"},
+			{"NoName", "/api/v1/subaccount", `{"pixKey":"x@example.com"}`, http.StatusBadRequest, "name is required"},
+			{"FloatTransfer", "/api/v1/subaccount/transfer", `{"value":1.5,"fromPixKey":"loja+1@example.com","toPixKey":"loja2@example.com"}`, http.StatusBadRequest, "value must be a whole number of centavos"},
+			{"TooMuch", "/api/v1/subaccount/transfer", `{"value":100000,"fromPixKey":"loja+1@example.com","fromPixKeyType":"EMAIL","toPixKey":"loja2@example.com","toPixKeyType":"EMAIL"}`, http.StatusBadRequest, "subaccount loja+1@example.com does not have enough balance"},
+			{"UnknownDestination", "/api/v1/subaccount/transfer", `{"value":1,"fromPixKey":"loja+1@example.com","toPixKey":"nobody@example.com"}`, http.StatusNotFound, "subaccount not found: nobody@example.com"},
+			{"BadKeyType", "/api/v1/subaccount/transfer", `{"value":1,"fromPixKey":"loja+1@example.com","fromPixKeyType":"IBAN","toPixKey":"loja2@example.com"}`, http.StatusBadRequest, "fromPixKey"},
+			{"Withdraw", "/api/v1/subaccount/loja+1@example.com/withdraw", `{"value":1}`, http.StatusNotImplemented, "subaccount withdrawals are not available in this version"},
+			{"Debit", "/api/v1/subaccount/loja+1@example.com/debit", `{"value":1,"description":"x"}`, http.StatusNotImplemented, "subaccount debits are not available in this version"},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				is := is.New(t)
+				r := s.do(t, "POST", tc.path, s.appID, tc.body)
+				mustStatus(t, is, r, tc.status)
+				if !strings.HasPrefix(r.errMsg(), tc.want) {
+					t.Errorf("error %q, want prefix %q", r.errMsg(), tc.want)
+				}
+			})
+		}
+	})
+}

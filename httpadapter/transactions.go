@@ -1,0 +1,61 @@
+package httpadapter
+
+import (
+	"log/slog"
+	"net/http"
+
+	"github.com/pixfoundry/payments"
+)
+
+// handleTransactionGet: GET /transaction/{id} (transactionID or endToEndId) → 200
+// {transaction}.
+func handleTransactionGet(log *slog.Logger) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		x, err := company(r).GetTransaction(r.Context(), r.PathValue("id"))
+		if err != nil {
+			writeError(w, r, log, err)
+			return
+		}
+		encode(w, http.StatusOK, map[string]any{"transaction": x})
+	})
+}
+
+// handleTransactionList: GET /transaction?start&end&charge&pixQrCode&withdrawal&type&skip&
+// limit → 200 {status:"OK", transactions, pageInfo}, newest first. The top-level status
+// is there because the Java SDK requires it. charge, pixQrCode, withdrawal and type do not
+// combine.
+func handleTransactionList(log *slog.Logger) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		f, err := transactionFilter(r)
+		if err != nil {
+			writeError(w, r, log, err)
+			return
+		}
+		xs, page, err := company(r).ListTransactions(r.Context(), f)
+		if err != nil {
+			writeError(w, r, log, err)
+			return
+		}
+		encode(w, http.StatusOK, map[string]any{"status": "OK", "transactions": xs, "pageInfo": page})
+	})
+}
+
+func transactionFilter(r *http.Request) (payments.TransactionFilter, error) {
+	var f payments.TransactionFilter
+	var err error
+	if f.ListParams, err = listParams(r); err != nil {
+		return f, err
+	}
+	if f.Start, err = queryTime(r, "start"); err != nil {
+		return f, err
+	}
+	if f.End, err = queryTime(r, "end"); err != nil {
+		return f, err
+	}
+	q := r.URL.Query()
+	f.Charge = q.Get("charge")
+	f.PixQrCode = q.Get("pixQrCode")
+	f.Withdrawal = q.Get("withdrawal")
+	f.Type = payments.TransactionType(q.Get("type"))
+	return f, nil
+}

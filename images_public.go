@@ -1,0 +1,124 @@
+package payments
+
+import (
+	"context"
+	"errors"
+
+	"github.com/pixfoundry/payments/internal/qrpng"
+	"github.com/pixfoundry/payments/store"
+)
+
+// The public QR image.
+//
+// A charge's or static QR code's qrCodeImage is <PublicURL>/<vendor>/charge/brcode/image/
+// <paymentLinkID>.png, and the real API serves that URL without credentials: browsers and
+// e-mail clients load it from <img> tags, which cannot send an App ID. Serving it publicly
+// gives nothing away: the image holds only the BR Code, which exists to be shown to whoever
+// pays, and the paymentLinkID is a random UUID, known only to those the company gave the
+// link to.
+//
+// Answering it needs the company of a paymentLinkID without an App ID. The system space
+// keeps that one fact: collection "paymentlinks", record id = the paymentLinkID, data = the
+// company's id and what the link is for, written in the same transaction as the charge or
+// QR code and deleted with it. With Authenticate, it is the only read across companies, and
+// it leads to nothing but the image.
+const collPaymentLinks = "paymentlinks"
+
+// Kinds of paymentlinks records.
+const (
+	linkCharge = "charge"
+	linkQRCode = "qrcode"
+)
+
+// paymentLink is the system-space record of one paymentLinkID.
+type paymentLink struct {
+	Company string `json:"company"`
+	Kind    string `json:"kind"` // linkCharge or linkQRCode
+}
+
+// addPaymentLink records, in the system space, that the paymentLinkID id belongs to the
+// transaction's company.
+func (t *txn) addPaymentLink(id, kind string) error {
+	r, err := encode(id, paymentLink{Company: t.company, Kind: kind}, nil, nil)
+	if err != nil {
+		return err
+	}
+	return storeErr(t.tx.Insert(collPaymentLinks, systemSpace, r), "payment link")
+}
+
+// removePaymentLink deletes the record of the paymentLinkID id. A record that is not there
+// (a charge made before the index existed) is not an error.
+func (t *txn) removePaymentLink(id string) error {
+	err := t.tx.Delete(collPaymentLinks, systemSpace, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil
+	}
+	return storeErr(err, "payment link")
+}
+
+// QRCodeImageByLink returns a size x size PNG of the BR Code of the charge or static QR
+// code with the paymentLinkID, whichever company it belongs to: it backs the public image
+// URL that qrCodeImage links to (see collPaymentLinks for why that is public). The company
+// s acts for does not matter. Size 0 means DefaultQRSize; sizes outside MinQRSize..MaxQRSize
+// are invalid. An unknown or deleted paymentLinkID is not found. The returned bytes are
+// shared with the image cache and must not be modified.
+func (s *Service) QRCodeImageByLink(ctx context.Context, paymentLinkID string, size int) ([]byte, error) {
+	if size == 0 {
+		size = DefaultQRSize
+	}
+	if size < MinQRSize || size > MaxQRSize {
+		return nil, invalid("size", "size must be between %d and %d", MinQRSize, MaxQRSize)
+	}
+	var code string
+	err := s.view(ctx, func(t *txn) error {
+		var err error
+		code, err = t.brCodeByLink(paymentLinkID)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	png, err := s.core.qr.PNG(code, size)
+	if errors.Is(err, qrpng.ErrSize) {
+		return nil, invalid("size", "size must be between %d and %d", MinQRSize, MaxQRSize)
+	}
+	return png, internal(err)
+}
+
+// brCodeByLink finds, through the system-space index, the BR Code of the charge or QR code
+// with the paymentLinkID id, reading only by that exact key in the owning company.
+func (t *txn) brCodeByLink(id string) (string, error) {
+	errNotFound := notFound("QR code not found")
+	if id == "" {
+		return "", errNotFound
+	}
+	r, err := t.tx.Get(collPaymentLinks, systemSpace, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return "", errNotFound
+	} else if err != nil {
+		return "", internal(err)
+	}
+	var l paymentLink
+	if err := decode(r, &l); err != nil {
+		return "", err
+	}
+	owner := t.forCompany(l.Company)
+	key := "paymentLinkID:" + id
+	var code string
+	switch l.Kind {
+	case linkCharge:
+		var c Charge
+		c, err = owner.chargeByKey(key)
+		code = c.BRCode
+	case linkQRCode:
+		var q PixQRCode
+		_, err = owner.getByKey(collQRCodes, key, "pix QR code", &q)
+		code = q.BRCode
+	default:
+		return "", errNotFound
+	}
+	if ErrorCode(err) == ENOTFOUND { // the index outlived its record
+		return "", errNotFound
+	}
+	return code, err
+}
