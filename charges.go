@@ -426,22 +426,30 @@ func itoa(i int) string {
 }
 
 // linkCustomer finds the customer with the params' correlationID or tax ID, or creates it.
+// The charge carries the customer as sent for this charge (name, e-mail, phone, address),
+// under the stored customer's correlationID; linking does not rewrite the stored customer.
 func (t *txn) linkCustomer(p CreateCustomerParams) (Customer, error) {
 	cand, err := p.customer("customer.", t.now)
 	if err != nil {
 		return Customer{}, err
 	}
-	var existing Customer
+	var keys []string
 	if p.CorrelationID != "" {
-		existing, err = t.findCustomerByKey("correlationID:" + cand.CorrelationID)
-		if ok, err := found(err); err != nil || ok {
-			return existing.snapshot(), err
-		}
+		keys = append(keys, "correlationID:"+cand.CorrelationID)
 	}
 	if cand.TaxID != nil {
-		existing, err = t.findCustomerByKey("taxID:" + cand.TaxID.TaxID)
-		if ok, err := found(err); err != nil || ok {
-			return existing.snapshot(), err
+		keys = append(keys, "taxID:"+cand.TaxID.TaxID)
+	}
+	for _, key := range keys {
+		existing, err := t.findCustomerByKey(key)
+		if ok, err := found(err); err != nil {
+			return Customer{}, err
+		} else if ok {
+			cand.ID, cand.CorrelationID = existing.ID, existing.CorrelationID
+			if cand.TaxID == nil {
+				cand.TaxID = existing.TaxID
+			}
+			return cand.snapshot(), nil
 		}
 	}
 	c, err := t.createCustomer("customer.", p)

@@ -67,8 +67,12 @@ func TestService_CreateCharge(t *testing.T) {
 
 			// A second charge links the same customer by tax ID instead of creating one.
 			c2 := createCharge(t, e, payments.CreateChargeParams{CorrelationID: "order-2", Value: 100,
-				Customer: &payments.CreateCustomerParams{Name: "Dan", TaxID: "529.982.247-25"}})
+				Customer: &payments.CreateCustomerParams{Name: "Daniel S.", TaxID: "529.982.247-25"}})
 			is.Equal(c2.Customer.CorrelationID, cust.CorrelationID) // linked
+			is.Equal(c2.Customer.Name, "Daniel S.")                 // as sent for this charge
+			stored, err := e.svc.GetCustomer(ctx, cust.CorrelationID)
+			is.NoErr(err)
+			is.Equal(stored.Name, "Dan") // the stored customer is not rewritten
 			_, page, err := e.svc.ListCustomers(ctx, payments.ListParams{})
 			is.NoErr(err)
 			is.Equal(page.TotalCount, 1) // no second customer
