@@ -48,6 +48,7 @@ printf '%-14s %6s %12s %10s %10s\n' case conns "req/s" p50 p99
 for script in create_charge get_charge; do
   for c in $CONNS; do
     t=$(( c < 2 ? c : 2 ))
+    export RUN="$(date +%s%N)" # correlationIDs unique to this case
     out=$(wrk -t"$t" -c"$c" -d"$DURATION" --latency -s "bench/$script.lua" "$base" 2>"$tmp/wrk-err")
     rps=$(echo "$out" | awk '/Requests\/sec/ {print $2}')
     p50=$(echo "$out" | awk '$1=="50%" {print $2}')
