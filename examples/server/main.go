@@ -78,9 +78,9 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&c.db, "db", "payments.db", "bbolt database file (created if missing)")
 	fs.StringVar(&c.baseURL, "base-url", "", "public base URL used in returned links (default http://<listen address>)")
 	fs.StringVar(&c.vendor, "vendor", payments.DefaultVendor, "vendor name in event names and the legacy /api/<vendor>/v1 prefix")
-	fs.StringVar(&c.pixKey, "pix-key", "", "the default company's Pix key (first start only; default a random key)")
-	fs.StringVar(&c.merchantName, "merchant-name", "", "the default company's merchant name (first start only)")
-	fs.StringVar(&c.merchantCity, "merchant-city", "", "the default company's merchant city (first start only)")
+	fs.StringVar(&c.pixKey, "pix-key", "", "the default company's Pix key (default: a random key on first start, then unchanged)")
+	fs.StringVar(&c.merchantName, "merchant-name", "", "the default company's merchant name, as BR Codes show it")
+	fs.StringVar(&c.merchantCity, "merchant-city", "", "the default company's merchant city, as BR Codes show it")
 	fs.BoolVar(&c.sandbox, "sandbox", true, "serve the sandbox routes (simulated payments)")
 	fs.BoolVar(&c.newApp, "new-app", false, "create a new application and print its App ID")
 	fs.DurationVar(&c.tick, "tick", defaultTick, "how often to expire charges and settle refunds in every company (0 turns it off)")
@@ -134,6 +134,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 		}
 	}()
 
+	if err := applyIdentity(ctx, svc, cfg); err != nil {
+		return err
+	}
 	if err := ensureApplication(ctx, svc, cfg.newApp, stdout, log); err != nil {
 		return err
 	}
@@ -233,5 +236,25 @@ func ensureApplication(ctx context.Context, svc *payments.Service, newApp bool, 
 	}
 	log.Info("created an application", "name", a.Name, "client_id", a.ClientID)
 	_, err = fmt.Fprintf(stdout, "App ID: %s\n", a.AppID())
+	return err
+}
+
+// applyIdentity sets the default company's receiving identity from the flags given, on
+// every start: new charges use it, existing ones keep their codes.
+func applyIdentity(ctx context.Context, svc *payments.Service, cfg config) error {
+	var u payments.CompanyUpdate
+	if cfg.pixKey != "" {
+		u.PixKey = &cfg.pixKey
+	}
+	if cfg.merchantName != "" {
+		u.MerchantName = &cfg.merchantName
+	}
+	if cfg.merchantCity != "" {
+		u.MerchantCity = &cfg.merchantCity
+	}
+	if u == (payments.CompanyUpdate{}) {
+		return nil
+	}
+	_, err := svc.UpdateCompany(ctx, u)
 	return err
 }

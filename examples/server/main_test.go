@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/matryer/is"
+
+	"github.com/pixfoundry/payments/brcode"
 )
 
 // lockedBuffer is a bytes.Buffer safe for the server's goroutines to write while the test
@@ -203,4 +205,22 @@ func TestRun_BadTick(t *testing.T) {
 	is.True(err != nil) // a negative tick is an error
 	err = run(context.Background(), []string{"-db", filepath.Join(t.TempDir(), "x.db"), "-tick", "soon"}, &stdout, &stderr, nil)
 	is.True(err != nil) // so is one that is not a duration
+}
+
+// TestRun_IdentityOnRestart: -pix-key and -merchant-* given on a later start apply to new
+// charges.
+func TestRun_IdentityOnRestart(t *testing.T) {
+	is := is.New(t)
+	db := filepath.Join(t.TempDir(), "payments.db")
+	srv := start(t, "-db", db, "-pix-key", "first@loja.example.com")
+	appID := appIDLine.FindStringSubmatch(srv.stdout.String())[1]
+	is.NoErr(srv.stop())
+
+	srv = start(t, "-db", db, "-pix-key", "second@loja.example.com", "-merchant-city", "Recife")
+	status, body := call(t, "POST", srv.base+"/api/v1/charge", appID, `{"correlationID":"c1","value":100}`)
+	is.Equal(status, http.StatusOK)
+	code, err := brcode.Parse(body["brCode"].(string))
+	is.NoErr(err)
+	is.Equal(code.Key, "second@loja.example.com") // the key of this start
+	is.Equal(code.City, "Recife")
 }
