@@ -81,11 +81,7 @@ func (s *Service) GetOrCreateExclusiveCashback(ctx context.Context, taxID string
 	var cb Cashback
 	created := false
 	err := s.update(ctx, func(t *txn) error {
-		tid, err := parseTaxID("taxID", taxID)
-		if err != nil {
-			return err
-		}
-		pending, err := t.pendingCashbacks(tid.TaxID)
+		tid, pending, err := t.pendingCashbacks(taxID)
 		if err != nil {
 			return err
 		}
@@ -115,11 +111,7 @@ type CashbackBalance struct {
 func (s *Service) GetCashbackBalance(ctx context.Context, taxID string) (CashbackBalance, error) {
 	var b CashbackBalance
 	err := s.view(ctx, func(t *txn) error {
-		tid, err := parseTaxID("taxID", taxID)
-		if err != nil {
-			return err
-		}
-		pending, err := t.pendingCashbacks(tid.TaxID)
+		_, pending, err := t.pendingCashbacks(taxID)
 		if err != nil {
 			return err
 		}
@@ -134,9 +126,15 @@ func (s *Service) GetCashbackBalance(ctx context.Context, taxID string) (Cashbac
 	return b, err
 }
 
-func (t *txn) pendingCashbacks(taxID string) ([]Cashback, error) {
-	out, _, err := list[Cashback](t, collCashbacks, store.Query{Index: "pending:" + taxID, Limit: MaxLimit}, nil)
-	return out, err
+// pendingCashbacks validates a tax ID and returns it with the exclusive cashbacks still
+// pending for it, oldest first.
+func (t *txn) pendingCashbacks(taxID string) (*TaxID, []Cashback, error) {
+	tid, err := parseTaxID("taxID", taxID)
+	if err != nil {
+		return nil, nil, err
+	}
+	out, _, err := list[Cashback](t, collCashbacks, store.Query{Index: "pending:" + tid.TaxID, Limit: MaxLimit}, nil)
+	return tid, out, err
 }
 
 // applyCashback pays the cashback a charge's payment earns, as one devolution of the
@@ -156,7 +154,7 @@ func (t *txn) applyCashback(c *Charge, x *Transaction) error {
 		}
 	}
 	if taxID := payerTaxID(c, x); c.EnableCashbackExclusivePercentage && taxID != "" {
-		pending, err := t.pendingCashbacks(taxID)
+		_, pending, err := t.pendingCashbacks(taxID)
 		if err != nil {
 			return err
 		}

@@ -20,16 +20,30 @@ const (
 // demand and cached, so a repeat request costs almost nothing. The returned bytes are
 // shared with the cache and must not be modified.
 func (s *Service) QRCodeImage(ctx context.Context, id string, size int) ([]byte, error) {
-	if size == 0 {
-		size = DefaultQRSize
-	}
-	if size < MinQRSize || size > MaxQRSize {
-		return nil, invalid("size", "size must be between %d and %d", MinQRSize, MaxQRSize)
+	size, err := qrSize(size)
+	if err != nil {
+		return nil, err
 	}
 	code, err := s.brCodeOf(ctx, id)
 	if err != nil {
 		return nil, err
 	}
+	return s.render(code, size)
+}
+
+// qrSize checks an image size; 0 means DefaultQRSize.
+func qrSize(size int) (int, error) {
+	if size == 0 {
+		size = DefaultQRSize
+	}
+	if size < MinQRSize || size > MaxQRSize {
+		return 0, invalid("size", "size must be between %d and %d", MinQRSize, MaxQRSize)
+	}
+	return size, nil
+}
+
+// render returns the PNG of a BR Code from the shared cache, rendering it on a miss.
+func (s *Service) render(code string, size int) ([]byte, error) {
 	png, err := s.core.qr.PNG(code, size)
 	if errors.Is(err, qrpng.ErrSize) {
 		return nil, invalid("size", "size must be between %d and %d", MinQRSize, MaxQRSize)

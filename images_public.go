@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 
-	"github.com/pixfoundry/payments/internal/qrpng"
 	"github.com/pixfoundry/payments/store"
 )
 
@@ -63,14 +62,12 @@ func (t *txn) removePaymentLink(id string) error {
 // are invalid. An unknown or deleted paymentLinkID is not found. The returned bytes are
 // shared with the image cache and must not be modified.
 func (s *Service) QRCodeImageByLink(ctx context.Context, paymentLinkID string, size int) ([]byte, error) {
-	if size == 0 {
-		size = DefaultQRSize
-	}
-	if size < MinQRSize || size > MaxQRSize {
-		return nil, invalid("size", "size must be between %d and %d", MinQRSize, MaxQRSize)
+	size, err := qrSize(size)
+	if err != nil {
+		return nil, err
 	}
 	var code string
-	err := s.view(ctx, func(t *txn) error {
+	err = s.view(ctx, func(t *txn) error {
 		var err error
 		code, err = t.brCodeByLink(paymentLinkID)
 		return err
@@ -78,11 +75,7 @@ func (s *Service) QRCodeImageByLink(ctx context.Context, paymentLinkID string, s
 	if err != nil {
 		return nil, err
 	}
-	png, err := s.core.qr.PNG(code, size)
-	if errors.Is(err, qrpng.ErrSize) {
-		return nil, invalid("size", "size must be between %d and %d", MinQRSize, MaxQRSize)
-	}
-	return png, internal(err)
+	return s.render(code, size)
 }
 
 // brCodeByLink finds, through the system-space index, the BR Code of the charge or QR code
