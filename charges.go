@@ -217,17 +217,21 @@ func (t *txn) createCharge(p CreateChargeParams) (Charge, error) {
 		}
 		c.Customer = &cust
 	}
-	if err := t.insert(collCharges, c.ID, "charge", c, c.keys(), c.indexes()); err != nil {
-		if ErrorCode(err) == ECONFLICT {
+	t.present(&c) // stored as it shows, so that the event shares the encoding
+	r, err := encode(c.ID, c, c.keys(), c.indexes())
+	if err != nil {
+		return Charge{}, err
+	}
+	if err := t.tx.Insert(collCharges, t.company, r); err != nil {
+		if errors.Is(err, store.ErrConflict) {
 			return Charge{}, conflict("correlationID", "a charge with correlationID %q already exists", corr)
 		}
-		return Charge{}, err
+		return Charge{}, storeErr(err, "charge")
 	}
 	if err := t.addPaymentLink(c.PaymentLinkID, linkCharge); err != nil { // for the public QR image
 		return Charge{}, err
 	}
-	t.present(&c)
-	return c, t.emit(EventChargeCreated, chargeEvent{Charge: c})
+	return c, t.emitJSON(EventChargeCreated, append(append([]byte(`{"charge":`), r.Data...), '}'))
 }
 
 // chargeEvent is the payload of charge events.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -39,21 +40,44 @@ func (s *Service) EventName(name string) string {
 
 // emit appends an event to the company's outbox in the current transaction.
 func (t *txn) emit(name string, payload any) error {
-	seq, err := t.tx.Next(collEvents, t.company, "seq")
-	if err != nil {
-		return err
-	}
 	data, err := json.Marshal(payload)
 	if err != nil {
 		return fmt.Errorf("encode event %s: %w", name, err)
 	}
-	ev := Event{Seq: seq, Name: t.svc.EventName(name), Time: t.now, Data: data}
-	id := seqID(seq)
-	r, err := encode(id, ev, nil, []store.Index{{Name: indexAll, Sort: id}})
+	return t.emitJSON(name, data)
+}
+
+// emitJSON appends an event whose payload is already encoded.
+func (t *txn) emitJSON(name string, data []byte) error {
+	seq, err := t.tx.Next(collEvents, t.company, "seq")
 	if err != nil {
 		return err
 	}
-	return t.tx.Insert(collEvents, t.company, r)
+	id := seqID(seq)
+	b, err := eventJSON(seq, t.svc.EventName(name), t.now, data)
+	if err != nil {
+		return err
+	}
+	return t.tx.Insert(collEvents, t.company, store.Record{ID: id, Data: b, Indexes: []store.Index{{Name: indexAll, Sort: id}}})
+}
+
+// eventJSON is the stored form of an Event, written out directly: marshalling an Event
+// would scan data, already valid JSON, a second time.
+func eventJSON(seq uint64, name string, at time.Time, data []byte) ([]byte, error) {
+	qname, err := json.Marshal(name)
+	if err != nil {
+		return nil, err
+	}
+	b := make([]byte, 0, len(data)+len(qname)+80)
+	b = append(b, `{"seq":`...)
+	b = strconv.AppendUint(b, seq, 10)
+	b = append(b, `,"event":`...)
+	b = append(b, qname...)
+	b = append(b, `,"time":"`...)
+	b = at.UTC().AppendFormat(b, time.RFC3339Nano)
+	b = append(b, `","data":`...)
+	b = append(b, data...)
+	return append(b, '}'), nil
 }
 
 // seqID formats a sequence number so that bytewise order is numeric order.
