@@ -3,12 +3,15 @@ module github.com/pixfoundry/payments
 go 1.26.8
 
 require (
-	github.com/google/btree v1.1.3 // indirect
-	github.com/google/uuid v1.6.0 // indirect
-	github.com/makiuchi-d/gozxing v0.1.1 // indirect
-	github.com/matryer/is v1.4.1 // indirect
-	github.com/skip2/go-qrcode v0.0.0-20200617195104-da1b6568686e // indirect
-	go.etcd.io/bbolt v1.5.0 // indirect
+	github.com/google/btree v1.1.3
+	github.com/google/uuid v1.6.0
+	github.com/makiuchi-d/gozxing v0.1.1
+	github.com/matryer/is v1.4.1
+	github.com/skip2/go-qrcode v0.0.0-20200617195104-da1b6568686e
+	go.etcd.io/bbolt v1.5.0
+)
+
+require (
 	golang.org/x/sys v0.45.0 // indirect
 	golang.org/x/text v0.3.7 // indirect
 	golang.org/x/xerrors v0.0.0-20200804184101-5ec99f83aff1 // indirect
