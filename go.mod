@@ -1,6 +1,6 @@
 module github.com/pixfoundry/payments
 
-go 1.26.8
+go 1.26
 
 require (
 	github.com/google/btree v1.1.3
