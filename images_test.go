@@ -5,30 +5,20 @@ import (
 	"image/png"
 	"testing"
 
-	"github.com/makiuchi-d/gozxing"
-	zxqr "github.com/makiuchi-d/gozxing/qrcode"
 	"github.com/matryer/is"
 
 	"github.com/pixfoundry/payments"
+	"github.com/pixfoundry/payments/internal/qrtest"
 )
 
 // decodeQR reads a PNG back to the text of its QR code (a decoder used in tests only).
 func decodeQR(t *testing.T, b []byte) string {
 	t.Helper()
-	img, err := png.Decode(bytes.NewReader(b))
+	text, _, err := qrtest.Decode(b, true)
 	if err != nil {
-		t.Fatalf("png: %v", err)
+		t.Fatal(err)
 	}
-	bmp, err := gozxing.NewBinaryBitmapFromImage(img)
-	if err != nil {
-		t.Fatalf("bitmap: %v", err)
-	}
-	hints := map[gozxing.DecodeHintType]any{gozxing.DecodeHintType_PURE_BARCODE: true, gozxing.DecodeHintType_CHARACTER_SET: "UTF-8"}
-	res, err := zxqr.NewQRCodeReader().Decode(bmp, hints)
-	if err != nil {
-		t.Fatalf("qr: %v", err)
-	}
-	return res.GetText()
+	return text
 }
 
 func TestService_QRCodeImage(t *testing.T) {

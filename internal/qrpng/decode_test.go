@@ -1,38 +1,18 @@
 package qrpng
 
 import (
-	"bytes"
 	"fmt"
-	"image/png"
 	"testing"
 
-	"github.com/makiuchi-d/gozxing"
-	zxqr "github.com/makiuchi-d/gozxing/qrcode"
 	"github.com/matryer/is"
+	"github.com/pixfoundry/payments/internal/qrtest"
 )
 
-// decodeQR decodes b as a PNG and then as a QR code with gozxing. pure sets
-// the PURE_BARCODE hint (an unrotated, unskewed code with a quiet zone, which
-// is what Renderer makes); without it gozxing runs its finder-pattern search.
+// decodeQR decodes b; pure sets gozxing's PURE_BARCODE hint (see qrtest.Decode).
 func decodeQR(t *testing.T, b []byte, pure bool) (string, error) {
 	t.Helper()
-	img, err := png.Decode(bytes.NewReader(b))
-	if err != nil {
-		return "", fmt.Errorf("png: %w", err)
-	}
-	bmp, err := gozxing.NewBinaryBitmapFromImage(img)
-	if err != nil {
-		return "", fmt.Errorf("bitmap: %w", err)
-	}
-	hints := map[gozxing.DecodeHintType]any{gozxing.DecodeHintType_CHARACTER_SET: "UTF-8"}
-	if pure {
-		hints[gozxing.DecodeHintType_PURE_BARCODE] = true
-	}
-	res, err := zxqr.NewQRCodeReader().Decode(bmp, hints)
-	if err != nil {
-		return "", fmt.Errorf("qr: %w", err)
-	}
-	return res.GetText(), nil
+	text, _, err := qrtest.Decode(b, pure)
+	return text, err
 }
 
 func TestRenderer_PNG_Decode(t *testing.T) {
