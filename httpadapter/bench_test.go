@@ -1,0 +1,47 @@
+package httpadapter_test
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/pixfoundry/payments"
+	"github.com/pixfoundry/payments/httpadapter"
+)
+
+// BenchmarkHTTPCreateCharge is POST /api/v1/charge through the whole handler (auth,
+// decoding, the Service on the memory store, encoding), without a network.
+func BenchmarkHTTPCreateCharge(b *testing.B) {
+	s := newServer(b, httpadapter.Options{})
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		r := httptest.NewRequest("POST", "/api/v1/charge", strings.NewReader(fmt.Sprintf(`{"correlationID":"c%d","value":1990,"comment":"Pedido"}`, i)))
+		r.Header.Set("Authorization", s.appID)
+		r.Header.Set("Content-Type", "application/json")
+		w := httptest.NewRecorder()
+		s.h.ServeHTTP(w, r)
+		if w.Code != http.StatusOK {
+			b.Fatalf("status %d: %s", w.Code, w.Body)
+		}
+	}
+}
+
+// BenchmarkHTTPGetCharge is GET /api/v1/charge/{id} through the whole handler.
+func BenchmarkHTTPGetCharge(b *testing.B) {
+	s := newServer(b, httpadapter.Options{})
+	if _, err := s.svc.CreateCharge(ctx, payments.CreateChargeParams{CorrelationID: "c1", Value: 1990}); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		r := httptest.NewRequest("GET", "/api/v1/charge/c1", nil)
+		r.Header.Set("Authorization", s.appID)
+		w := httptest.NewRecorder()
+		s.h.ServeHTTP(w, r)
+		if w.Code != http.StatusOK {
+			b.Fatalf("status %d: %s", w.Code, w.Body)
+		}
+	}
+}
