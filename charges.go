@@ -217,21 +217,19 @@ func (t *txn) createCharge(p CreateChargeParams) (Charge, error) {
 		}
 		c.Customer = &cust
 	}
-	t.present(&c) // stored as it shows, so that the event shares the encoding
-	r, err := encode(c.ID, c, c.keys(), c.indexes())
-	if err != nil {
-		return Charge{}, err
-	}
-	if err := t.tx.Insert(collCharges, t.company, r); err != nil {
-		if errors.Is(err, store.ErrConflict) {
+	// Stored without what present derives (links, paymentMethods): reads, far more
+	// frequent than creates, decode less.
+	if err := t.insert(collCharges, c.ID, "charge", c, c.keys(), c.indexes()); err != nil {
+		if ErrorCode(err) == ECONFLICT {
 			return Charge{}, conflict("correlationID", "a charge with correlationID %q already exists", corr)
 		}
-		return Charge{}, storeErr(err, "charge")
+		return Charge{}, err
 	}
 	if err := t.addPaymentLink(c.PaymentLinkID, linkCharge); err != nil { // for the public QR image
 		return Charge{}, err
 	}
-	return c, t.emitJSON(EventChargeCreated, append(append([]byte(`{"charge":`), r.Data...), '}'))
+	t.present(&c)
+	return c, t.emit(EventChargeCreated, chargeEvent{Charge: c})
 }
 
 // chargeEvent is the payload of charge events.
