@@ -1,0 +1,202 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/matryer/is"
+
+	"github.com/pixfoundry/payments"
+)
+
+// TestCrash_NothingAcknowledgedIsLost runs the real server binary, creates and pays charges
+// from 16 connections, kills the process with SIGKILL in the middle, and restarts it on the
+// same file: every charge the server answered 200 for is there, every payment it answered
+// 200 for left the charge COMPLETED, and the ledger audits clean. (A request the kill cut
+// off has no promise either way: its payment may or may not have committed.)
+func TestCrash_NothingAcknowledgedIsLost(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and kills a server process")
+	}
+	is := is.New(t)
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "server")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	build.Stderr = os.Stderr
+	is.NoErr(build.Run()) // the server builds
+	db := filepath.Join(dir, "payments.db")
+
+	base, appID, proc := startProcess(t, bin, db, true)
+	var created, paid sync.Map // correlationID -> true, acknowledged with 200
+	var acks atomic.Int64
+	underWay := make(chan struct{}) // closed at the 300th acknowledged charge
+	killed := make(chan struct{})
+	var wg sync.WaitGroup
+	for g := range 16 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; ; i++ {
+				select {
+				case <-killed:
+					return
+				default:
+				}
+				corr := fmt.Sprintf("crash-%d-%d", g, i)
+				if status(base, "POST", "/api/v1/charge", appID, `{"correlationID":"`+corr+`","value":1000}`) != http.StatusOK {
+					continue // the server died under the request: unknown, not acknowledged
+				}
+				created.Store(corr, true)
+				if acks.Add(1) == 300 {
+					close(underWay)
+				}
+				if i%2 == 0 && status(base, "GET", "/openpix/testing?transactionID="+corr, appID, "") == http.StatusOK {
+					paid.Store(corr, true)
+				}
+			}
+		}()
+	}
+	select {
+	case <-underWay:
+	case <-time.After(time.Minute):
+		t.Fatal("the load did not get under way")
+	}
+	is.NoErr(proc.Process.Signal(syscall.SIGKILL)) // no clean shutdown
+	proc.Wait()
+	close(killed)
+	wg.Wait()
+
+	base, _, proc = startProcess(t, bin, db, false)
+	n := 0
+	created.Range(func(k, _ any) bool {
+		n++
+		got := chargeStatus(t, base, appID, k.(string))
+		_, payAcked := paid.Load(k)
+		switch {
+		case payAcked && got != "COMPLETED":
+			t.Errorf("charge %s: paid with a 200, but %q after the crash", k, got)
+		case got != "ACTIVE" && got != "COMPLETED": // a payment the crash cut off may have committed
+			t.Errorf("charge %s: created with a 200, but %q after the crash", k, got)
+		}
+		return true
+	})
+	is.True(n >= 300) // every acknowledged charge was checked
+	is.NoErr(proc.Process.Signal(syscall.SIGTERM))
+	proc.Wait()
+
+	svc, err := payments.Open(db, payments.Options{})
+	is.NoErr(err)
+	defer svc.Close()
+	report, err := svc.Audit(context.Background())
+	is.NoErr(err)
+	is.True(report.OK()) // the ledger re-derives cleanly after the crash
+	if !report.OK() {
+		t.Log(report.Problems)
+	}
+}
+
+// startProcess starts the server binary on a free port and returns its base URL, the App
+// ID it prints on a first start (wantAppID), and the process. It is ready when it logs
+// "listening": the port is bound by then.
+func startProcess(t *testing.T, bin, db string, wantAppID bool) (string, string, *exec.Cmd) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	cmd := exec.Command(bin, "-addr", addr, "-db", db, "-tick", "0")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	appID, listening := make(chan string, 1), make(chan struct{})
+	go scanLines(stdout, func(line string) bool {
+		v, ok := strings.CutPrefix(line, "App ID: ")
+		if ok {
+			appID <- v
+		}
+		return !ok
+	})
+	go scanLines(stderr, func(line string) bool {
+		if strings.Contains(line, "msg=listening") {
+			close(listening)
+			return false
+		}
+		return true
+	})
+	timeout := time.After(time.Minute)
+	id := ""
+	if wantAppID {
+		select {
+		case id = <-appID:
+		case <-timeout:
+			t.Fatal("no App ID line")
+		}
+	}
+	select {
+	case <-listening:
+	case <-timeout:
+		t.Fatal("the server did not start listening")
+	}
+	return "http://" + addr, id, cmd
+}
+
+// scanLines calls fn with each line of r until fn returns false, then drains r so that
+// the process never blocks on a full pipe.
+func scanLines(r io.Reader, fn func(string) bool) {
+	sc := bufio.NewScanner(r)
+	for sc.Scan() && fn(sc.Text()) {
+	}
+	io.Copy(io.Discard, r)
+}
+
+func status(base, method, path, appID, body string) int {
+	req, err := http.NewRequest(method, base+path, strings.NewReader(body))
+	if err != nil {
+		return 0
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if appID != "" {
+		req.Header.Set("Authorization", appID)
+	}
+	res, err := client.Do(req)
+	if err != nil {
+		return 0
+	}
+	res.Body.Close()
+	return res.StatusCode
+}
+
+func chargeStatus(t *testing.T, base, appID, corr string) string {
+	t.Helper()
+	code, body := call(t, "GET", base+"/api/v1/charge/"+corr, appID, "")
+	if code != http.StatusOK {
+		return fmt.Sprintf("HTTP %d", code)
+	}
+	return body["charge"].(map[string]any)["status"].(string)
+}
