@@ -67,6 +67,7 @@ func TestService_CreateChargeRefund(t *testing.T) {
 		rs, page, err := e.svc.ListRefunds(ctx, payments.ListParams{})
 		is.NoErr(err)
 		is.Equal(page.TotalCount, 2)
+		is.Equal([]string{rs[0].CorrelationID, rs[1].CorrelationID}, []string{"r2", "r1"}) // all refunds, newest first
 		is.Equal(balance(t, e), payments.Balance{Total: 9920 + 950 - 10000, Available: 9920 + 950 - 10000})
 		audit(t, e.svc)
 	})

@@ -122,6 +122,7 @@ func TestRun(t *testing.T) {
 	status, body = call(t, "POST", srv.base+"/api/v1/customer", appID,
 		`{"name":"Ana Souza","taxID":"529.982.247-25","email":"ana@example.com","correlationID":"ana+pix@example.com"}`)
 	is.Equal(status, http.StatusOK) // created over real HTTP with the printed App ID
+	is.Equal(body["customer"].(map[string]any)["taxID"].(map[string]any)["taxID"], "52998224725")
 	status, body = call(t, "GET", srv.base+"/api/v1/customer/ana+pix@example.com", appID, "")
 	is.Equal(status, http.StatusOK)
 	is.Equal(body["customer"].(map[string]any)["name"], "Ana Souza")
