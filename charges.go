@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"errors"
+	"strconv"
 	"strings"
 	"time"
 
@@ -296,7 +297,7 @@ func (t *txn) buildCharge(corr string, p CreateChargeParams) (Charge, error) {
 	c.Identifier = c.TransactionID
 	c.PaymentLinkID = uuid.NewString()
 	c.PixKey = co.PixKey
-	static := brcode.Static{Key: co.PixKey, Name: co.MerchantName, City: co.MerchantCity, TxID: c.txid(), Info: brcodeInfo(c.Comment)}
+	static := brcode.Static{Key: co.PixKey, Name: co.MerchantName, City: co.MerchantCity, TxID: c.txid(), Info: c.Comment}
 	if c.Type == ChargeDynamic {
 		static.Amount = c.Value
 	}
@@ -305,9 +306,6 @@ func (t *txn) buildCharge(corr string, p CreateChargeParams) (Charge, error) {
 	}
 	return c, nil
 }
-
-// brcodeInfo is the comment as it goes into the code's 26-02 field: absent when empty.
-func brcodeInfo(comment string) string { return comment }
 
 // brcodeErr maps an encoding failure to the input field that caused it.
 func brcodeErr(err error) error {
@@ -411,21 +409,9 @@ func cleanSplits(in []Split, value int64) ([]Split, error) {
 }
 
 func fieldAt(list string, i int, name string) string {
-	return list + "[" + itoa(i) + "]." + name
+	return list + "[" + strconv.Itoa(i) + "]." + name
 }
 
-func itoa(i int) string {
-	if i == 0 {
-		return "0"
-	}
-	var b [20]byte
-	n := len(b)
-	for ; i > 0; i /= 10 {
-		n--
-		b[n] = byte('0' + i%10)
-	}
-	return string(b[n:])
-}
 
 // linkCustomer finds the customer with the params' correlationID or tax ID, or creates it.
 // The charge carries the customer as sent for this charge (name, e-mail, phone, address),
