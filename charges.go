@@ -412,7 +412,6 @@ func fieldAt(list string, i int, name string) string {
 	return list + "[" + strconv.Itoa(i) + "]." + name
 }
 
-
 // linkCustomer finds the customer with the params' correlationID or tax ID, or creates it.
 // The charge carries the customer as sent for this charge (name, e-mail, phone, address),
 // under the stored customer's correlationID; linking does not rewrite the stored customer.
