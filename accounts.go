@@ -42,7 +42,7 @@ func (t *txn) forCompany(id string) *txn {
 // createDefaultAccount gives a new company its default account and the account's books.
 func (t *txn) createDefaultAccount(c Company) error {
 	ct := t.forCompany(c.ID)
-	a := Account{AccountID: t.svc.core.newID(), IsDefault: true, CreatedAt: t.now}
+	a := Account{AccountID: t.newID(), IsDefault: true, CreatedAt: t.now}
 	if err := ct.insert(collAccounts, a.AccountID, "account", a, []string{keyDefault}, []store.Index{byCreation(a.CreatedAt)}); err != nil {
 		return err
 	}

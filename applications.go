@@ -2,7 +2,6 @@ package payments
 
 import (
 	"context"
-	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/base64"
@@ -10,8 +9,6 @@ import (
 	"errors"
 	"strings"
 	"time"
-
-	"github.com/google/uuid"
 
 	"github.com/pixfoundry/payments/store"
 )
@@ -143,16 +140,14 @@ func (s *Service) CreateApplication(ctx context.Context, p ApplicationParams) (A
 // createApplication stores a new application of companyID; p must be checked.
 func (t *txn) createApplication(companyID string, p ApplicationParams) (Application, error) {
 	var raw [secretBytes]byte
-	if _, err := rand.Read(raw[:]); err != nil {
-		return Application{}, internal(err)
-	}
+	t.svc.core.ids.read(raw[:])
 	secret := clientSecretPrefix + base64.RawURLEncoding.EncodeToString(raw[:])
 	rec := applicationRecord{
 		CompanyID: companyID, Name: p.Name, Type: p.Type, IsActive: true,
-		ClientID: clientIDPrefix + uuid.NewString(), SecretHash: hashSecret(secret),
+		ClientID: clientIDPrefix + t.svc.core.ids.uuid(), SecretHash: hashSecret(secret),
 		CreatedAt: t.now, UpdatedAt: t.now,
 	}
-	r, err := encode(t.svc.core.newID(), rec, rec.keys(), rec.indexes())
+	r, err := encode(t.newID(), rec, rec.keys(), rec.indexes())
 	if err != nil {
 		return Application{}, err
 	}

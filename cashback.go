@@ -92,7 +92,7 @@ func (s *Service) GetOrCreateExclusiveCashback(ctx context.Context, taxID string
 		if value <= 0 || value > MaxChargeValue {
 			return invalid("value", "value must be a positive number of centavos")
 		}
-		cb = Cashback{ID: t.svc.core.newID(), TaxID: tid.TaxID, Value: value, Kind: CashbackExclusive,
+		cb = Cashback{ID: t.newID(), TaxID: tid.TaxID, Value: value, Kind: CashbackExclusive,
 			Status: CashbackPending, CreatedAt: t.now, UpdatedAt: t.now}
 		created = true
 		return t.insert(collCashbacks, cb.ID, "cashback", cb, nil, cb.indexes())
@@ -150,7 +150,7 @@ func (t *txn) applyCashback(c *Charge, x *Transaction) error {
 	var earned []Cashback
 	if c.EnableCashbackPercentage {
 		if v := percentOf(x.Value, co.cashback().BasisPoints); v > 0 {
-			earned = append(earned, Cashback{ID: t.svc.core.newID(), Value: v, Kind: CashbackPercentage, CreatedAt: t.now})
+			earned = append(earned, Cashback{ID: t.newID(), Value: v, Kind: CashbackPercentage, CreatedAt: t.now})
 		}
 	}
 	if taxID := payerTaxID(c, x); c.EnableCashbackExclusivePercentage && taxID != "" {

@@ -8,8 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/google/uuid"
-
 	"github.com/pixfoundry/payments/brcode"
 	"github.com/pixfoundry/payments/store"
 )
@@ -291,11 +289,11 @@ func (t *txn) buildCharge(corr string, p CreateChargeParams) (Charge, error) {
 		return Charge{}, err
 	}
 	c.Fee = co.fees().Fee(c.Value)
-	c.ID = t.svc.core.newID()
+	c.ID = t.newID()
 	c.GlobalID = base64.StdEncoding.EncodeToString([]byte("Charge:" + c.ID))
-	c.TransactionID = strings.ReplaceAll(uuid.NewString(), "-", "")
+	c.TransactionID = t.svc.core.ids.hex32()
 	c.Identifier = c.TransactionID
-	c.PaymentLinkID = uuid.NewString()
+	c.PaymentLinkID = t.svc.core.ids.uuid()
 	c.PixKey = co.PixKey
 	static := brcode.Static{Key: co.PixKey, Name: co.MerchantName, City: co.MerchantCity, TxID: c.txid(), Info: c.Comment}
 	if c.Type == ChargeDynamic {
@@ -416,7 +414,7 @@ func fieldAt(list string, i int, name string) string {
 // The charge carries the customer as sent for this charge (name, e-mail, phone, address),
 // under the stored customer's correlationID; linking does not rewrite the stored customer.
 func (t *txn) linkCustomer(p CreateCustomerParams) (Customer, error) {
-	cand, err := p.customer("customer.", t.now)
+	cand, err := p.customer(t, "customer.")
 	if err != nil {
 		return Customer{}, err
 	}

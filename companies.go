@@ -4,8 +4,6 @@ import (
 	"context"
 	"time"
 
-	"github.com/google/uuid"
-
 	"github.com/pixfoundry/payments/brcode"
 	"github.com/pixfoundry/payments/store"
 )
@@ -50,7 +48,7 @@ type CompanyParams struct {
 	CashbackPolicy *CashbackPolicy
 }
 
-func (p CompanyParams) build(id string, now time.Time) (Company, error) {
+func (p CompanyParams) build(id string, now time.Time, ids *idSource) (Company, error) {
 	name, err := cleanString("name", p.Name, 200)
 	if err != nil {
 		return Company{}, err
@@ -72,7 +70,7 @@ func (p CompanyParams) build(id string, now time.Time) (Company, error) {
 	}
 	c.PixKey = p.PixKey
 	if c.PixKey == "" {
-		c.PixKey = uuid.NewString()
+		c.PixKey = ids.uuid()
 	}
 	if _, c.PixKey, err = brcode.DetectKey(c.PixKey); err != nil {
 		return Company{}, invalid("pixKey", "pixKey is not a valid Pix key: %v", err)
@@ -112,7 +110,7 @@ func (s *Service) ensureDefaultCompany(ctx context.Context, p CompanyParams) err
 // createCompany stores a new company, registered by partnerID if not empty, with its
 // default account.
 func (t *txn) createCompany(id string, p CompanyParams, partnerID string) (Company, error) {
-	c, err := p.build(id, t.now)
+	c, err := p.build(id, t.now, t.svc.core.ids)
 	if err != nil {
 		return Company{}, err
 	}
@@ -174,7 +172,7 @@ func (t *txn) requirePartner() error {
 // registerCompany creates a company registered by this (partner) one.
 func (t *txn) registerCompany(p CompanyParams) (Company, error) {
 	p.Partner = false
-	return t.createCompany(t.svc.core.newID(), p, t.company)
+	return t.createCompany(t.newID(), p, t.company)
 }
 
 // fees returns the company's fee policy.
@@ -230,7 +228,7 @@ func (s *Service) UpdateCompany(ctx context.Context, u CompanyUpdate) (Company, 
 		if u.CashbackPolicy != nil {
 			p.CashbackPolicy = u.CashbackPolicy
 		}
-		next, err := p.build(c.ID, c.CreatedAt)
+		next, err := p.build(c.ID, c.CreatedAt, t.svc.core.ids)
 		if err != nil {
 			return err
 		}

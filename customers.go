@@ -4,8 +4,6 @@ import (
 	"context"
 	"time"
 
-	"github.com/google/uuid"
-
 	"github.com/pixfoundry/payments/store"
 )
 
@@ -59,14 +57,14 @@ type CustomerUpdate struct {
 
 // customer builds a validated customer; field names are prefixed with prefix
 // ("" or "customer.") so that a charge's errors point into its customer object.
-func (p CreateCustomerParams) customer(prefix string, now time.Time) (Customer, error) {
-	c := Customer{CreatedAt: now, UpdatedAt: now}
+func (p CreateCustomerParams) customer(t *txn, prefix string) (Customer, error) {
+	c := Customer{CreatedAt: t.now, UpdatedAt: t.now}
 	var err error
 	if c.CorrelationID, err = cleanCorrelationID(prefix+"correlationID", p.CorrelationID, false); err != nil {
 		return Customer{}, err
 	}
 	if c.CorrelationID == "" {
-		c.CorrelationID = uuid.NewString()
+		c.CorrelationID = t.svc.core.ids.uuid()
 	}
 	u := CustomerUpdate{Name: &p.Name, TaxID: &p.TaxID, Email: &p.Email, Phone: &p.Phone, Address: p.Address}
 	if err := u.apply(prefix, &c); err != nil {
@@ -167,11 +165,11 @@ func (s *Service) CreateCustomer(ctx context.Context, p CreateCustomerParams) (C
 }
 
 func (t *txn) createCustomer(prefix string, p CreateCustomerParams) (Customer, error) {
-	c, err := p.customer(prefix, t.now)
+	c, err := p.customer(t, prefix)
 	if err != nil {
 		return Customer{}, err
 	}
-	c.ID = t.svc.core.newID()
+	c.ID = t.newID()
 	if err := t.insert(collCustomers, c.ID, "customer", c, c.keys(), c.indexes()); err != nil {
 		return Customer{}, t.customerConflict(err, prefix, c)
 	}

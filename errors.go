@@ -22,6 +22,7 @@ const (
 	EPRECONDITION   Code = "failed_precondition" // the state does not allow it (no balance, expired charge)
 	EINTERNAL       Code = "internal"            // anything else; details go to the log, not the caller
 	ENOTIMPLEMENTED Code = "not_implemented"     // an operation this version does not offer yet
+	ECANCELED       Code = "canceled"            // the caller's context ended (canceled or past its deadline)
 )
 
 // Error is the one error type of the package. Message is safe to show to the caller;
@@ -102,8 +103,11 @@ func internal(err error) error {
 	if err == nil || errors.As(err, &e) {
 		return err
 	}
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return &Error{Code: EINTERNAL, Message: "request canceled", cause: err}
+	switch {
+	case errors.Is(err, context.Canceled):
+		return &Error{Code: ECANCELED, Message: "request canceled", cause: err}
+	case errors.Is(err, context.DeadlineExceeded):
+		return &Error{Code: ECANCELED, Message: "request timed out", cause: err}
 	}
 	return &Error{Code: EINTERNAL, Message: "internal error", cause: err}
 }

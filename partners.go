@@ -159,7 +159,7 @@ func (s *Service) CreatePreRegistration(ctx context.Context, p PreRegistrationPa
 			PartnerID: t.company, CreatedAt: t.now,
 		}
 		key := []string{"taxID:" + details.TaxID.TaxID}
-		if err := t.insert(collPreRegistrations, t.svc.core.newID(), "pre-registration", rec, key, []store.Index{byCreation(t.now)}); err != nil {
+		if err := t.insert(collPreRegistrations, t.newID(), "pre-registration", rec, key, []store.Index{byCreation(t.now)}); err != nil {
 			return err
 		}
 		pr = PreRegistration{Details: rec.Details, User: rec.User, Company: rec.Company, PartnerID: rec.PartnerID, CreatedAt: rec.CreatedAt}

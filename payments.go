@@ -24,8 +24,12 @@ const DefaultCompanyID = "default"
 type Options struct {
 	// Clock gives the time; default the system clock. Tests pass a *ManualClock.
 	Clock Clock
-	// NewID makes record ids; default random 24-hex ids in the style of the real API.
-	NewID func() string
+	// IDs is the source of every id the Service generates (record ids, transactionIDs,
+	// paymentLinkIDs, generated correlationIDs, client ids and secrets, default Pix keys);
+	// default crypto/rand.Reader. It must not fail, and it is read under a lock. A test that
+	// passes a seeded reader (e.g. math/rand/v2's ChaCha8) and a ManualClock gets
+	// byte-identical output; never do that outside tests, since client secrets come from it.
+	IDs io.Reader
 	// Logger receives operational logs; default discards them.
 	Logger *slog.Logger
 	// Vendor is the name used in event names and paths; default DefaultVendor.
@@ -52,7 +56,7 @@ type Service struct {
 type core struct {
 	store     store.Store
 	clock     Clock
-	newID     func() string
+	ids       *idSource
 	log       *slog.Logger
 	vendor    string
 	publicURL string
@@ -80,13 +84,10 @@ func Open(path string, opts Options) (*Service, error) {
 // New returns the Service of the default company over any store, creating the default
 // company on first use. Closing the Service does not close a store passed to New.
 func New(st store.Store, opts Options) (*Service, error) {
-	c := &core{store: st, clock: opts.Clock, newID: opts.NewID, log: opts.Logger, vendor: opts.Vendor,
+	c := &core{store: st, clock: opts.Clock, ids: newIDSource(opts.IDs), log: opts.Logger, vendor: opts.Vendor,
 		publicURL: strings.TrimRight(opts.PublicURL, "/"), qr: qrpng.New(0), rail: opts.Rail}
 	if c.clock == nil {
 		c.clock = SystemClock{}
-	}
-	if c.newID == nil {
-		c.newID = NewObjectID
 	}
 	if c.log == nil {
 		c.log = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -139,6 +140,9 @@ type txn struct {
 	// Rail) that must not happen for a transaction that rolls back.
 	afterCommit []func(context.Context)
 }
+
+// newID is a new record id: a 24-hex id shaped like the real API's, from the id source.
+func (t *txn) newID() string { return t.svc.core.ids.objectID(t.now) }
 
 // after schedules fn to run when the transaction has committed.
 func (t *txn) after(fn func(context.Context)) { t.afterCommit = append(t.afterCommit, fn) }

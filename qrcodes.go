@@ -2,10 +2,7 @@ package payments
 
 import (
 	"context"
-	"strings"
 	"time"
-
-	"github.com/google/uuid"
 
 	"github.com/pixfoundry/payments/brcode"
 	"github.com/pixfoundry/payments/store"
@@ -66,7 +63,7 @@ func (t *txn) createPixQRCode(p CreatePixQRCodeParams) (PixQRCode, error) {
 		return q, err
 	}
 	if q.CorrelationID == "" {
-		q.CorrelationID = uuid.NewString()
+		q.CorrelationID = t.svc.core.ids.uuid()
 	}
 	if p.Value < 0 || p.Value > MaxChargeValue {
 		return q, invalid("value", "value must be 0 (payer chooses) or a positive number of centavos up to %d", int64(MaxChargeValue))
@@ -89,9 +86,9 @@ func (t *txn) createPixQRCode(p CreatePixQRCodeParams) (PixQRCode, error) {
 			return q, invalid("pixKey", "pixKey must be the company's Pix key %s", co.PixKey)
 		}
 	}
-	q.ID = t.svc.core.newID()
-	q.Identifier = strings.ReplaceAll(uuid.NewString(), "-", "")[:25]
-	q.PaymentLinkID = uuid.NewString()
+	q.ID = t.newID()
+	q.Identifier = t.svc.core.ids.hex32()[:25]
+	q.PaymentLinkID = t.svc.core.ids.uuid()
 	q.BRCode, err = brcode.EncodeStatic(brcode.Static{
 		Key: co.PixKey, Name: co.MerchantName, City: co.MerchantCity,
 		TxID: q.Identifier, Amount: q.Value, Info: q.Comment,

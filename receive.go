@@ -3,10 +3,7 @@ package payments
 import (
 	"context"
 	"encoding/base64"
-	"strings"
 	"time"
-
-	"github.com/google/uuid"
 )
 
 // ReceivePixParams describe a Pix that arrived at the company: what a bank connector (or
@@ -80,8 +77,8 @@ func (t *txn) receivePix(p ReceivePixParams) (Transaction, error) {
 		at = t.now
 	}
 	x := Transaction{
-		ID: t.svc.core.newID(), Type: TransactionPayment, Status: "CONFIRMED", Value: p.Value,
-		Time: at, EndToEndID: e2e, TransactionID: strings.ReplaceAll(uuid.NewString(), "-", ""),
+		ID: t.newID(), Type: TransactionPayment, Status: "CONFIRMED", Value: p.Value,
+		Time: at, EndToEndID: e2e, TransactionID: t.svc.core.ids.hex32(),
 		CreatedAt: t.now,
 	}
 	x.GlobalID = base64.StdEncoding.EncodeToString([]byte("PixTransaction:" + x.ID))

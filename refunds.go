@@ -206,7 +206,7 @@ func (t *txn) createRefund(x Transaction, correlationID string, value int64, com
 		return Refund{}, err
 	}
 	r := Refund{
-		RefundID: t.svc.core.newID(), CorrelationID: corr, Value: value, Status: RefundInProcessing,
+		RefundID: t.newID(), CorrelationID: corr, Value: value, Status: RefundInProcessing,
 		Comment: comment, Time: t.now, TransactionEndToEndID: x.EndToEndID, AccountID: acct.AccountID,
 		CreatedAt: t.now,
 	}

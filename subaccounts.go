@@ -4,8 +4,6 @@ import (
 	"context"
 	"time"
 
-	"github.com/google/uuid"
-
 	"github.com/pixfoundry/payments/store"
 )
 
@@ -164,7 +162,7 @@ func (s *Service) TransferBetweenSubaccounts(ctx context.Context, p SubaccountTr
 		return SubaccountTransfer{}, err
 	}
 	if cid == "" {
-		cid = uuid.NewString()
+		cid = s.core.ids.uuid()
 	}
 	var tr SubaccountTransfer
 	err = s.update(ctx, func(t *txn) error {
@@ -178,7 +176,7 @@ func (s *Service) TransferBetweenSubaccounts(ctx context.Context, p SubaccountTr
 			}
 			return nil
 		}
-		tr = SubaccountTransfer{ID: t.svc.core.newID(), Value: p.Value, CorrelationID: cid, CreatedAt: t.now}
+		tr = SubaccountTransfer{ID: t.newID(), Value: p.Value, CorrelationID: cid, CreatedAt: t.now}
 		if tr.Origin, err = t.subaccount("fromPixKey", from); err != nil {
 			return err
 		}

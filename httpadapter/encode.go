@@ -33,6 +33,7 @@ var statusOf = map[payments.Code]int{
 	payments.EPRECONDITION:   http.StatusBadRequest,
 	payments.ENOTIMPLEMENTED: http.StatusNotImplemented,
 	payments.EINTERNAL:       http.StatusInternalServerError,
+	payments.ECANCELED:       http.StatusServiceUnavailable, // the client left, or its deadline passed
 }
 
 // errorBody is the body of every failure: {"error": "<message>"}, the one shape every

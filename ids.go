@@ -1,0 +1,82 @@
+package payments
+
+import (
+	"crypto/rand"
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// idSource makes every id the Service generates: record ids, transactionIDs and
+// identifiers, paymentLinkIDs, generated correlationIDs, client ids and secrets, default
+// Pix keys. It draws bytes from Options.IDs (default crypto/rand.Reader) and times from
+// the Service clock, so a test with a ManualClock and a seeded reader gets byte-identical
+// output.
+type idSource struct {
+	mu sync.Mutex
+	r  io.Reader
+
+	// For objectID: 5 bytes and a counter drawn once from r, as a MongoDB ObjectId's
+	// per-process random value and counter.
+	once    sync.Once
+	process [5]byte
+	counter atomic.Uint32
+}
+
+// read fills b from the source. The source must not fail (crypto/rand.Reader never does);
+// if a caller-supplied reader does, ids cannot be made and read panics with the reason,
+// which the store turns into a rolled-back transaction.
+func (g *idSource) read(b []byte) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if _, err := io.ReadFull(g.r, b); err != nil {
+		panic(fmt.Sprintf("payments: Options.IDs failed: %v", err))
+	}
+}
+
+// objectID is a 24-hex id shaped like the real API's (a MongoDB ObjectId): the seconds of
+// now, 5 bytes drawn once per source, a counter. Ids made in one second grow, so records
+// created at the same instant list in creation order (indexes break ties by id).
+func (g *idSource) objectID(now time.Time) string {
+	g.once.Do(func() {
+		var c [4]byte
+		g.read(g.process[:])
+		g.read(c[:])
+		g.counter.Store(binary.BigEndian.Uint32(c[:]) & 0xffff) // room below 2^24 to grow
+	})
+	var b [12]byte
+	binary.BigEndian.PutUint32(b[0:4], uint32(now.Unix()))
+	copy(b[4:9], g.process[:])
+	n := g.counter.Add(1)
+	b[9], b[10], b[11] = byte(n>>16), byte(n>>8), byte(n)
+	return hex.EncodeToString(b[:])
+}
+
+// uuid is a random (version 4) UUID, e.g. a paymentLinkID.
+func (g *idSource) uuid() string {
+	var b [16]byte
+	g.read(b[:])
+	b[6] = b[6]&0x0f | 0x40 // version 4
+	b[8] = b[8]&0x3f | 0x80 // RFC 4122 variant
+	return uuid.UUID(b).String()
+}
+
+// hex32 is 32 hex characters (16 random bytes), the real API's transactionID.
+func (g *idSource) hex32() string {
+	var b [16]byte
+	g.read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+func newIDSource(r io.Reader) *idSource {
+	if r == nil {
+		r = rand.Reader
+	}
+	return &idSource{r: r}
+}
