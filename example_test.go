@@ -1,8 +1,12 @@
 package payments_test
 
 import (
+	"bytes"
 	"context"
+	"image/png"
 	"fmt"
+	"math/rand/v2"
+	"time"
 
 	"github.com/pixfoundry/payments"
 	"github.com/pixfoundry/payments/store/memory"
@@ -27,4 +31,77 @@ func Example() {
 	// Output:
 	// Ana Souza BR:CPF 52998224725
 	// invalid taxID
+}
+
+// The main in-process flow: create a charge, render its QR image, receive the Pix that pays
+// it, refund part of it, and audit the ledger. A fixed clock and a seeded id source make
+// every id, and so the output, the same on every run.
+func Example_chargeFlow() {
+	ctx := context.Background()
+	clock := payments.NewManualClock(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC))
+	svc, err := payments.New(memory.New(), payments.Options{
+		Clock: clock,
+		IDs:   rand.NewChaCha8([32]byte{}), // tests only: real ids come from crypto/rand
+		DefaultCompany: payments.CompanyParams{
+			Name: "Loja", PixKey: "pix@loja.example.com", MerchantName: "Loja", MerchantCity: "Sao Paulo",
+		},
+	})
+	if err != nil {
+		panic(err)
+	}
+
+	c, err := svc.CreateCharge(ctx, payments.CreateChargeParams{CorrelationID: "order-1", Value: 1990, Comment: "Pedido 1"})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println("charge:", c.Status, c.Value, c.Identifier)
+	fmt.Println("brCode:", c.BRCode)
+
+	image, err := svc.QRCodeImage(ctx, c.PaymentLinkID, 600)
+	if err != nil {
+		panic(err)
+	}
+	img, err := png.DecodeConfig(bytes.NewReader(image))
+	if err != nil {
+		panic(err)
+	}
+	fmt.Printf("image: %d×%d PNG\n", img.Width, img.Height)
+
+	// A bank connector (or the sandbox) reports the Pix that paid the charge's code.
+	clock.Advance(time.Minute)
+	x, err := svc.ReceivePix(ctx, payments.ReceivePixParams{
+		EndToEndID: "E18236120202611221201s0000000001", Value: 1990, TxID: c.Identifier[:25],
+		Payer: &payments.Payer{Name: "Ana Souza", TaxID: "52998224725"},
+	})
+	if err != nil {
+		panic(err)
+	}
+	c, _ = svc.GetCharge(ctx, "order-1")
+	fmt.Println("paid:", c.Status, x.Value, "fee", c.Fee)
+
+	r, err := svc.CreateChargeRefund(ctx, "order-1", payments.ChargeRefundParams{CorrelationID: "refund-1", Value: 500})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println("refund:", r.Status, r.Value)
+	r, _ = svc.GetRefund(ctx, "refund-1") // the sandbox rail settles at once, after commit
+	fmt.Println("refund:", r.Status, r.Value)
+
+	a, _ := svc.DefaultAccount(ctx)
+	fmt.Println("balance:", a.Balance.Total, "available", a.Balance.Available)
+
+	report, err := svc.Audit(ctx)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println("audit ok:", report.OK(), "entries", report.Entries)
+	// Output:
+	// charge: ACTIVE 1990 6f419ec627c76b1bfb1fa37c41a11ea4
+	// brCode: 00020126540014br.gov.bcb.pix0120pix@loja.example.com0208Pedido 1520400005303986540519.905802BR5904Loja6009Sao Paulo622905256f419ec627c76b1bfb1fa37c4630469AB
+	// image: 600×600 PNG
+	// paid: COMPLETED 1990 fee 50
+	// refund: IN_PROCESSING 500
+	// refund: CONFIRMED 500
+	// balance: 1440 available 1440
+	// audit ok: true entries 3
 }
