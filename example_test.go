@@ -3,8 +3,8 @@ package payments_test
 import (
 	"bytes"
 	"context"
-	"image/png"
 	"fmt"
+	"image/png"
 	"math/rand/v2"
 	"time"
 

@@ -19,7 +19,7 @@ import (
 func TestService_IDsFromOptions(t *testing.T) {
 	is := is.New(t)
 	a, b, c := idFlow(t, 1), idFlow(t, 1), idFlow(t, 2)
-	is.Equal(string(a), string(b)) // same clock and seed: byte-identical output
+	is.Equal(string(a), string(b))  // same clock and seed: byte-identical output
 	is.True(string(a) != string(c)) // another seed: other ids
 }
 
