@@ -3,24 +3,43 @@ package main
 import (
 	"bytes"
 	"context"
+	"os"
 	"path/filepath"
+	"regexp"
 	"testing"
 
 	"github.com/matryer/is"
+
+	"github.com/pixfoundry/payments/internal/qrtest"
 )
 
-// TestRun runs the example twice on one file, as a user would.
+// TestRun runs the example twice on one file, as a user would: the second run finds the
+// charge, the Pix and the refund of the first and moves no money again.
 func TestRun(t *testing.T) {
 	is := is.New(t)
-	path := filepath.Join(t.TempDir(), "example.db")
+	dir := t.TempDir()
+	dbPath, qrPath := filepath.Join(dir, "example.db"), filepath.Join(dir, "order-1.png")
 	var out bytes.Buffer
-	is.NoErr(run(context.Background(), &out, path))
-	want := "created customer-ana\ncreated customer-acme\n2 customers in " + path + "\n" +
-		"- customer-acme  ACME Ltda  BR:CNPJ 12ABC34501DE35\n" +
-		"- customer-ana  Ana Souza  BR:CPF 52998224725\n"
-	is.Equal(out.String(), want) // first run creates and lists
+	is.NoErr(run(context.Background(), &out, dbPath, qrPath))
+	brCode := regexp.MustCompile(`BR Code: (.+)`).FindStringSubmatch(out.String())
+	is.True(brCode != nil) // the BR Code is printed
+	want := "charge order-1: R$ 19,90\n" +
+		"BR Code: " + brCode[1] + "\n" +
+		"QR image: " + qrPath + "\n" +
+		"charge order-1: COMPLETED, fee 50 centavos\n" +
+		"refund refund-1: CONFIRMED, 500 centavos\n" +
+		"balance: total 1440, available 1440\n" +
+		"audit: ok, 3 journal entries\n"
+	is.Equal(out.String(), want) // the whole flow
 
-	out.Reset()
-	is.NoErr(run(context.Background(), &out, path))
-	is.True(bytes.HasPrefix(out.Bytes(), []byte("exists  customer-ana\nexists  customer-acme\n2 customers"))) // second run finds them in the file
+	image, err := os.ReadFile(qrPath)
+	is.NoErr(err)
+	text, width, err := qrtest.Decode(image, true)
+	is.NoErr(err)
+	is.Equal(width, 600)      // the size asked for
+	is.Equal(text, brCode[1]) // the image holds the charge's BR Code
+
+	var again bytes.Buffer
+	is.NoErr(run(context.Background(), &again, dbPath, qrPath))
+	is.Equal(again.String(), want) // a second run finds everything and moves no money again
 }
