@@ -221,6 +221,7 @@ func (s *Service) ListApplications(ctx context.Context, p ListParams) ([]Applica
 func (s *Service) DeactivateApplication(ctx context.Context, clientID string) (Application, error) {
 	var a applicationRecord
 	err := s.update(ctx, func(t *txn) error {
+		a = applicationRecord{} // decoded afresh on every run: the store may run this function again
 		r, err := t.tx.GetByKey(collApplications, systemSpace, "clientId:"+clientID)
 		if err != nil {
 			return storeErr(err, "application")

@@ -656,6 +656,7 @@ func (s *Service) ExpireCharges(ctx context.Context) (int, error) {
 		}
 		n := 0
 		err = s.update(ctx, func(t *txn) error {
+			n = 0 // afresh on every run: the store may run this function again
 			due, _, err := t.dueCharges(expireBatch)
 			if err != nil {
 				return err

@@ -232,6 +232,7 @@ func (s *Service) ListCustomers(ctx context.Context, p ListParams) ([]Customer, 
 func (s *Service) UpdateCustomer(ctx context.Context, correlationID string, u CustomerUpdate) (Customer, error) {
 	var c Customer
 	err := s.update(ctx, func(t *txn) error {
+		c = Customer{} // decoded afresh on every run: the store may run this function again
 		rid, err := t.getByKey(collCustomers, "correlationID:"+correlationID, "customer", &c)
 		if err != nil {
 			return err
