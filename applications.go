@@ -151,11 +151,11 @@ func (t *txn) createApplication(companyID string, p ApplicationParams) (Applicat
 	if err != nil {
 		return Application{}, err
 	}
-	if err := t.tx.Insert(collApplications, systemSpace, r); err != nil {
-		if errors.Is(err, store.ErrConflict) {
+	if err := storeErr(t.tx.Insert(collApplications, systemSpace, r), "application"); err != nil {
+		if ErrorField(err) == "name" {
 			return Application{}, conflict("application.name", "an application named %q already exists", p.Name)
 		}
-		return Application{}, internal(err)
+		return Application{}, err
 	}
 	a := rec.application()
 	a.ClientSecret = secret

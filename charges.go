@@ -219,7 +219,7 @@ func (t *txn) createCharge(p CreateChargeParams) (Charge, error) {
 	// Stored without what present derives (links, paymentMethods): reads, far more
 	// frequent than creates, decode less.
 	if err := t.insert(collCharges, c.ID, "charge", c, c.keys(), c.indexes()); err != nil {
-		if ErrorCode(err) == ECONFLICT {
+		if ErrorCode(err) == ECONFLICT && ErrorField(err) == "correlationID" {
 			return Charge{}, conflict("correlationID", "a charge with correlationID %q already exists", corr)
 		}
 		return Charge{}, err
