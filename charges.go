@@ -640,6 +640,9 @@ const expireBatch = 500
 // one CHARGE_EXPIRED event each, and returns how many it recorded. Reads already show such
 // charges as EXPIRED; this pass makes it permanent, once. It costs one index seek when
 // nothing is due.
+//
+// It is not one transaction: it records up to 500 charges per transaction, so a failure
+// leaves the batches before it recorded, and running it again finishes the rest.
 func (s *Service) ExpireCharges(ctx context.Context) (int, error) {
 	total := 0
 	for {
