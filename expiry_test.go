@@ -82,8 +82,8 @@ func TestService_ListCharges_StatusByClock(t *testing.T) {
 							want = append(want, c.CorrelationID)
 						}
 					}
-					for _, limit := range []int{1, 2, 3, 100} {
-						for skip := 0; skip <= len(want)+1; skip++ {
+					for _, limit := range []int{1, 3, 100} {
+						for skip := 0; skip <= len(want)+1 && (limit < 100 || skip < 2); skip++ {
 							g := f
 							g.Status, g.Skip, g.Limit = status, skip, limit
 							cs, page, err := e.svc.ListCharges(ctx, g)
