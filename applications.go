@@ -151,11 +151,11 @@ func (t *txn) createApplication(companyID string, p ApplicationParams) (Applicat
 	if err != nil {
 		return Application{}, err
 	}
-	if err := t.tx.Insert(collApplications, systemSpace, r); err != nil {
-		if errors.Is(err, store.ErrConflict) {
+	if err := storeErr(t.tx.Insert(collApplications, systemSpace, r), "application"); err != nil {
+		if ErrorField(err) == "name" {
 			return Application{}, conflict("application.name", "an application named %q already exists", p.Name)
 		}
-		return Application{}, internal(err)
+		return Application{}, err
 	}
 	a := rec.application()
 	a.ClientSecret = secret
@@ -221,6 +221,7 @@ func (s *Service) ListApplications(ctx context.Context, p ListParams) ([]Applica
 func (s *Service) DeactivateApplication(ctx context.Context, clientID string) (Application, error) {
 	var a applicationRecord
 	err := s.update(ctx, func(t *txn) error {
+		a = applicationRecord{} // decoded afresh on every run: the store may run this function again
 		r, err := t.tx.GetByKey(collApplications, systemSpace, "clientId:"+clientID)
 		if err != nil {
 			return storeErr(err, "application")

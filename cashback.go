@@ -81,6 +81,7 @@ func (s *Service) GetOrCreateExclusiveCashback(ctx context.Context, taxID string
 	var cb Cashback
 	created := false
 	err := s.update(ctx, func(t *txn) error {
+		cb, created = Cashback{}, false // afresh on every run: the store may run this function again
 		tid, pending, err := t.pendingCashbacks(taxID)
 		if err != nil {
 			return err

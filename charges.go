@@ -177,7 +177,7 @@ type CreateChargeParams struct {
 // ChargeFilter selects charges for ListCharges. Zero fields do not filter.
 type ChargeFilter struct {
 	Start, End   time.Time    // createdAt between Start and End, inclusive
-	Status       ChargeStatus // status now (expired charges are recorded before listing)
+	Status       ChargeStatus // status as a read shows it now: ACTIVE past its expiry is EXPIRED
 	Customer     string       // the customer's correlationID
 	Subscription string       // the subscription's correlationID
 	ListParams
@@ -219,7 +219,7 @@ func (t *txn) createCharge(p CreateChargeParams) (Charge, error) {
 	// Stored without what present derives (links, paymentMethods): reads, far more
 	// frequent than creates, decode less.
 	if err := t.insert(collCharges, c.ID, "charge", c, c.keys(), c.indexes()); err != nil {
-		if ErrorCode(err) == ECONFLICT {
+		if ErrorCode(err) == ECONFLICT && ErrorField(err) == "correlationID" {
 			return Charge{}, conflict("correlationID", "a charge with correlationID %q already exists", corr)
 		}
 		return Charge{}, err
@@ -566,8 +566,9 @@ func (t *txn) saveCharge(c Charge) error {
 	return t.put(collCharges, c.ID, "charge", c, c.keys(), c.indexes())
 }
 
-// ListCharges returns charges newest first. Expired charges are recorded as such first,
-// so that a status filter sees the status a read would show.
+// ListCharges returns charges newest first, with the status a read shows now: a charge past
+// its expiry is EXPIRED, for the status filter too, whether or not the expiry pass
+// (ExpireCharges) has recorded it yet. It writes nothing.
 func (s *Service) ListCharges(ctx context.Context, f ChargeFilter) ([]Charge, PageInfo, error) {
 	p, err := f.ListParams.check()
 	if err != nil {
@@ -580,9 +581,6 @@ func (s *Service) ListCharges(ctx context.Context, f ChargeFilter) ([]Charge, Pa
 	}
 	if !f.End.IsZero() && f.End.Before(f.Start) {
 		return nil, PageInfo{}, invalid("end", "end must not be before start")
-	}
-	if _, err := s.ExpireCharges(ctx); err != nil {
-		return nil, PageInfo{}, err
 	}
 	index := indexAll
 	switch {
@@ -611,7 +609,7 @@ func (s *Service) ListCharges(ctx context.Context, f ChargeFilter) ([]Charge, Pa
 	var out []Charge
 	var total int
 	err = s.view(ctx, func(t *txn) error {
-		out, total, err = list(t, collCharges, q, func(c *Charge, id string) { c.ID = id; t.present(c) })
+		out, total, err = t.listCharges(q, f)
 		return err
 	})
 	return out, p.info(total), err
@@ -642,6 +640,9 @@ const expireBatch = 500
 // one CHARGE_EXPIRED event each, and returns how many it recorded. Reads already show such
 // charges as EXPIRED; this pass makes it permanent, once. It costs one index seek when
 // nothing is due.
+//
+// It is not one transaction: it records up to 500 charges per transaction, so a failure
+// leaves the batches before it recorded, and running it again finishes the rest.
 func (s *Service) ExpireCharges(ctx context.Context) (int, error) {
 	total := 0
 	for {
@@ -656,6 +657,7 @@ func (s *Service) ExpireCharges(ctx context.Context) (int, error) {
 		}
 		n := 0
 		err = s.update(ctx, func(t *txn) error {
+			n = 0 // afresh on every run: the store may run this function again
 			due, _, err := t.dueCharges(expireBatch)
 			if err != nil {
 				return err

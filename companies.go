@@ -95,12 +95,10 @@ func (s *Service) ensureDefaultCompany(ctx context.Context, p CompanyParams) err
 	if p.Name == "" {
 		p.Name = defaultCompName
 	}
+	p.Partner = true // the default company may pre-register others
 	return s.update(ctx, func(t *txn) error {
 		if _, err := t.tx.Get(collCompanies, systemSpace, DefaultCompanyID); err == nil {
 			return nil
-		}
-		if !p.Partner {
-			p.Partner = true // the default company may pre-register others
 		}
 		_, err := t.createCompany(DefaultCompanyID, p, "")
 		return err

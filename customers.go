@@ -176,15 +176,18 @@ func (t *txn) createCustomer(prefix string, p CreateCustomerParams) (Customer, e
 	return c, nil
 }
 
-// customerConflict names the unique field that is taken.
+// customerConflict says which unique field of c is taken, with its value.
 func (t *txn) customerConflict(err error, prefix string, c Customer) error {
-	if ErrorCode(err) != ECONFLICT {
+	switch {
+	case ErrorCode(err) != ECONFLICT:
+		return err
+	case ErrorField(err) == "correlationID":
+		return conflict(prefix+"correlationID", "a customer with correlationID %q already exists", c.CorrelationID)
+	case ErrorField(err) == "taxID" && c.TaxID != nil:
+		return conflict(prefix+"taxID", "a customer with taxID %s already exists", c.TaxID.TaxID)
+	default:
 		return err
 	}
-	if r, err := t.tx.GetByKey(collCustomers, t.company, "correlationID:"+c.CorrelationID); err == nil && r.ID != c.ID {
-		return conflict(prefix+"correlationID", "a customer with correlationID %q already exists", c.CorrelationID)
-	}
-	return conflict(prefix+"taxID", "a customer with taxID %s already exists", c.TaxID.TaxID)
 }
 
 // GetCustomer returns the customer with the correlationID or tax ID id.
@@ -232,6 +235,7 @@ func (s *Service) ListCustomers(ctx context.Context, p ListParams) ([]Customer, 
 func (s *Service) UpdateCustomer(ctx context.Context, correlationID string, u CustomerUpdate) (Customer, error) {
 	var c Customer
 	err := s.update(ctx, func(t *txn) error {
+		c = Customer{} // decoded afresh on every run: the store may run this function again
 		rid, err := t.getByKey(collCustomers, "correlationID:"+correlationID, "customer", &c)
 		if err != nil {
 			return err

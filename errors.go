@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/pixfoundry/payments/store"
 )
@@ -112,7 +113,8 @@ func internal(err error) error {
 	return &Error{Code: EINTERNAL, Message: "internal error", cause: err}
 }
 
-// storeErr turns a store error about one record into an *Error naming the noun.
+// storeErr turns a store error about one record into an *Error naming the noun and, for a
+// conflict, the field whose value is taken.
 func storeErr(err error, noun string) error {
 	var ce *store.ConflictError
 	switch {
@@ -121,8 +123,17 @@ func storeErr(err error, noun string) error {
 	case errors.Is(err, store.ErrNotFound):
 		return notFound("%s not found", noun)
 	case errors.As(err, &ce):
-		return conflict("correlationID", "%s already exists", noun)
+		field := conflictField(ce.Key)
+		return conflict(field, "%s with this %s already exists", noun, field)
 	default:
 		return internal(err)
 	}
+}
+
+// conflictField is the field a taken unique key is made of. Keys are "<field>:<value>"
+// ("correlationID:abc", "taxID:52998224725", "endToEndId:E..."), and a store names a
+// taken record id "id:<id>".
+func conflictField(key string) string {
+	field, _, _ := strings.Cut(key, ":")
+	return field
 }

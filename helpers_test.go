@@ -10,6 +10,7 @@ import (
 	"github.com/pixfoundry/payments/store"
 	"github.com/pixfoundry/payments/store/bolt"
 	"github.com/pixfoundry/payments/store/memory"
+	"github.com/pixfoundry/payments/store/storetest"
 )
 
 var ctx = context.Background()
@@ -37,6 +38,9 @@ var stores = []struct {
 		}
 		return s
 	}},
+	// rerun rolls back and re-runs every Update (see storetest.RerunStore): a Service
+	// whose transaction functions keep state from one run to the next fails here.
+	{"rerun", func(t testing.TB) store.Store { return storetest.Rerun(memory.New()) }},
 }
 
 // eachStore runs fn once per store driver, each on a fresh Service.

@@ -16,6 +16,7 @@ import (
 	"github.com/pixfoundry/payments/store"
 	"github.com/pixfoundry/payments/store/bolt"
 	"github.com/pixfoundry/payments/store/memory"
+	"github.com/pixfoundry/payments/store/storetest"
 )
 
 // Test hooks: money can only enter the ledger through flows that come later (a Pix
@@ -79,6 +80,7 @@ func eachStoreInternal(t *testing.T, fn func(t *testing.T, e ienv)) {
 			}
 			return s
 		}},
+		{"rerun", func(t *testing.T) store.Store { return storetest.Rerun(memory.New()) }},
 	}
 	for _, o := range opens {
 		t.Run(o.name, func(t *testing.T) {

@@ -139,6 +139,7 @@ func (t *txn) readPreRegistration(r store.Record) (PreRegistration, error) {
 // returns the stored pre-registration unchanged and created is false.
 func (s *Service) CreatePreRegistration(ctx context.Context, p PreRegistrationParams) (pr PreRegistration, created bool, err error) {
 	err = s.update(ctx, func(t *txn) error {
+		pr, created = PreRegistration{}, false // afresh on every run: the store may run this function again
 		if err := t.requirePartner(); err != nil {
 			return err
 		}
@@ -230,6 +231,7 @@ func (s *Service) ListPreRegistrations(ctx context.Context, p ListParams) ([]Pre
 // case and 201 for a new application.)
 func (s *Service) CreatePartnerApplication(ctx context.Context, taxID string, p ApplicationParams) (a Application, created bool, err error) {
 	err = s.update(ctx, func(t *txn) error {
+		a, created = Application{}, false // afresh on every run: the store may run this function again
 		if err := t.requirePartner(); err != nil {
 			return err
 		}

@@ -97,7 +97,7 @@ func (t *txn) createPixQRCode(p CreatePixQRCodeParams) (PixQRCode, error) {
 		return q, brcodeErr(err)
 	}
 	if err := t.insert(collQRCodes, q.ID, "pix QR code", q, q.keys(), []store.Index{byCreation(q.CreatedAt)}); err != nil {
-		if ErrorCode(err) == ECONFLICT {
+		if ErrorCode(err) == ECONFLICT && ErrorField(err) == "correlationID" {
 			return q, conflict("correlationID", "a pix QR code with correlationID %q already exists", q.CorrelationID)
 		}
 		return q, err

@@ -43,6 +43,11 @@ const MaxEndToEndID = 64
 //
 // The same EndToEndID again returns the first transaction and moves nothing; with another
 // value it is a conflict.
+//
+// When the payment earns cashback (see Cashback), the call is more than that transaction:
+// the cashback's refund is recorded IN_PROCESSING in it, sent through the Rail after it
+// commits, and the bank's answer recorded in a transaction of its own, as CreateRefund
+// does.
 func (s *Service) ReceivePix(ctx context.Context, p ReceivePixParams) (Transaction, error) {
 	var x Transaction
 	err := s.update(ctx, func(t *txn) error {

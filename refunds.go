@@ -123,6 +123,11 @@ func (t *txn) findRefund(id string) (Refund, error) {
 }
 
 // CreateRefund refunds a received Pix (see Refund). It needs that much available balance.
+//
+// It is not one transaction: it records the refund IN_PROCESSING with its hold in one,
+// then sends it through the Rail, then records the bank's answer, if there is one yet, in
+// another. When the call fails or ends after the first, the refund stays IN_PROCESSING
+// and SettleRefunds finishes it; nothing is lost or sent twice.
 func (s *Service) CreateRefund(ctx context.Context, p CreateRefundParams) (Refund, error) {
 	return s.refund(ctx, p.CorrelationID, p.Value, p.Comment, func(t *txn) (Transaction, error) {
 		id := p.TransactionEndToEndID
@@ -138,7 +143,8 @@ func (s *Service) CreateRefund(ctx context.Context, p CreateRefundParams) (Refun
 }
 
 // CreateChargeRefund refunds the Pix that paid the charge with the id (its correlationID
-// or any id GetCharge accepts). The charge must be COMPLETED.
+// or any id GetCharge accepts). The charge must be COMPLETED. Like CreateRefund, it is a
+// transaction, then the Rail, then a transaction.
 func (s *Service) CreateChargeRefund(ctx context.Context, chargeID string, p ChargeRefundParams) (Refund, error) {
 	return s.refund(ctx, p.CorrelationID, p.Value, p.Comment, func(t *txn) (Transaction, error) {
 		c, err := t.findCharge(chargeID)
@@ -293,6 +299,9 @@ type refundEvent struct {
 // SettleRefunds asks the Rail about every refund still IN_PROCESSING and records those the
 // bank has settled. It returns how many it settled. Run it periodically (the sandbox
 // server does), or after moving a test clock past the sandbox rail's delay.
+//
+// It is not one transaction: it reads the pending refunds in one, asks the Rail about each
+// outside any, and records each settlement in a transaction of its own, once.
 func (s *Service) SettleRefunds(ctx context.Context) (int, error) {
 	var pending []Refund
 	err := s.view(ctx, func(t *txn) error {

@@ -71,6 +71,7 @@ func (s *Service) CreateSubaccount(ctx context.Context, p CreateSubaccountParams
 	var sa Subaccount
 	var created bool
 	err = s.update(ctx, func(t *txn) error {
+		sa, created = Subaccount{}, false // afresh on every run: the store may run this function again
 		var err error
 		sa, err = t.subaccount("pixKey", key)
 		if ok, err := found(err); err != nil || ok {
@@ -166,6 +167,7 @@ func (s *Service) TransferBetweenSubaccounts(ctx context.Context, p SubaccountTr
 	}
 	var tr SubaccountTransfer
 	err = s.update(ctx, func(t *txn) error {
+		tr = SubaccountTransfer{} // afresh on every run: the store may run this function again
 		id, err := t.getByKey(collSubaccountTransfers, "correlationID:"+cid, "transfer", &tr)
 		if ok, err := found(err); err != nil {
 			return err

@@ -11,13 +11,28 @@
 //   - Update runs a function in one read-write transaction. An error, or a panic,
 //     anywhere in it rolls back everything it wrote. A driver may run the function more
 //     than once (a serializable database retries on conflict), so it must have no effect
-//     outside the transaction.
+//     outside the transaction and be a pure function of what it reads in it: nothing a
+//     run sets outside (a flag, a slice appended to, a value decoded into) may survive
+//     into the next run. storetest.Rerun holds callers to this.
 //   - Reads inside Update are reads-for-update: a record read and then written by one
 //     Update is never overwritten by a concurrent Update in between (no lost update).
+//     Misses and List ranges are protected as well as records (no phantoms): a Get or
+//     GetByKey that found nothing, or a List that counted a range, stays true until the
+//     Update commits, so "insert if missing" and "insert if fewer than n" are safe.
 //   - Uniqueness is enforced by the store: Insert or Put of a record whose id or unique
 //     key is already taken in its (collection, company) fails with ErrConflict.
+//   - A failed Insert or Put (ErrConflict, ErrNotFound, ErrInvalid) writes nothing of its
+//     record and leaves the transaction usable: the function may go on and commit.
+//   - View runs a function on one consistent snapshot: every read in it sees the same
+//     committed Updates, whole, however long it runs.
+//   - Values from Next become visible in commit order: the writes of an Update that took
+//     value n of a counter become visible only once every Update that took a smaller
+//     value has committed or rolled back. A reader that follows a cursor over records
+//     keyed by Next values (the event outbox) never skips one.
 //   - Listing walks an index in order and costs in proportion to skip+limit, never to the
 //     size of the collection; the total count of an unbounded index is kept by the store.
+//
+// store/storetest has a conformance case for each of these.
 //
 // Every method takes the company explicitly: there is no call that reaches records of
 // another company.
@@ -79,6 +94,7 @@ type Tx interface {
 	List(collection, company string, q Query) (Page, error)
 	// Next returns the next value of a per-company counter, starting at 1. Its increments
 	// roll back with the transaction, so values may be reused after a failed transaction.
+	// Values become visible in commit order (see the package doc).
 	Next(collection, company, counter string) (uint64, error)
 }
 
