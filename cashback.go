@@ -112,6 +112,7 @@ type CashbackBalance struct {
 func (s *Service) GetCashbackBalance(ctx context.Context, taxID string) (CashbackBalance, error) {
 	var b CashbackBalance
 	err := s.view(ctx, func(t *txn) error {
+		b = CashbackBalance{}
 		_, pending, err := t.pendingCashbacks(taxID)
 		if err != nil {
 			return err

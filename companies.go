@@ -2,6 +2,7 @@ package payments
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/pixfoundry/payments/brcode"
@@ -97,10 +98,11 @@ func (s *Service) ensureDefaultCompany(ctx context.Context, p CompanyParams) err
 	}
 	p.Partner = true // the default company may pre-register others
 	return s.update(ctx, func(t *txn) error {
-		if _, err := t.tx.Get(collCompanies, systemSpace, DefaultCompanyID); err == nil {
-			return nil
+		_, err := t.tx.Get(collCompanies, systemSpace, DefaultCompanyID)
+		if !errors.Is(err, store.ErrNotFound) {
+			return err // there already is one, or the store failed: never create over it
 		}
-		_, err := t.createCompany(DefaultCompanyID, p, "")
+		_, err = t.createCompany(DefaultCompanyID, p, "")
 		return err
 	})
 }
