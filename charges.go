@@ -536,7 +536,7 @@ func (t *txn) findCharge(id string) (Charge, error) {
 			return t.chargeByID(rid)
 		}
 	}
-	return Charge{}, notFound("charge not found")
+	return Charge{}, notFound("Charge not found")
 }
 
 func (t *txn) chargeByKey(key string) (Charge, error) {

@@ -210,7 +210,7 @@ func (t *txn) findCustomer(id string) (Customer, error) {
 		c.ID = rid
 		return c, err
 	}
-	return Customer{}, notFound("customer not found")
+	return Customer{}, notFound("Customer not found")
 }
 
 // ListCustomers returns the company's customers, newest first.

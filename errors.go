@@ -119,10 +119,18 @@ func storeErr(err error, noun string) error {
 	case err == nil:
 		return nil
 	case errors.Is(err, store.ErrNotFound):
-		return notFound("%s not found", noun)
+		return notFound("%s not found", capitalize(noun)) // "Charge not found", as the real API
 	case errors.As(err, &ce):
 		return conflict("correlationID", "%s already exists", noun)
 	default:
 		return internal(err)
 	}
+}
+
+// capitalize upper-cases the first letter of an ASCII noun: "charge" -> "Charge".
+func capitalize(s string) string {
+	if s != "" && s[0] >= 'a' && s[0] <= 'z' {
+		return string(s[0]-'a'+'A') + s[1:]
+	}
+	return s
 }

@@ -131,7 +131,7 @@ func (s *Service) CreateRefund(ctx context.Context, p CreateRefundParams) (Refun
 		}
 		x, err := t.findTransaction(id)
 		if ErrorCode(err) == ENOTFOUND {
-			return Transaction{}, notFound("transaction %s not found", id)
+			return Transaction{}, notFound("Transaction %s not found", id)
 		}
 		return x, err
 	})

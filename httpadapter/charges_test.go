@@ -94,8 +94,8 @@ func TestCharges(t *testing.T) {
 			is.Equal(str(r.body, "charge", "correlationID"), "order-1") // by any of its ids
 		}
 		r := s.do(t, "GET", "/api/v1/charge/nope", s.appID, "")
-		mustStatus(t, is, r, http.StatusNotFound)
-		is.Equal(r.errMsg(), "charge not found")
+		mustStatus(t, is, r, http.StatusBadRequest) // failures are 400, as the spec says
+		is.Equal(r.errMsg(), "Charge not found")    // the real API's message
 	})
 	t.Run("List", func(t *testing.T) {
 		is := is.New(t)
@@ -167,9 +167,11 @@ func TestCharges(t *testing.T) {
 		mustStatus(t, is, r, http.StatusOK)                                 // a DELETE with the SDK's Content-Type and no body
 		is.Equal(r.body, map[string]any{"status": "OK", "id": "to-delete"}) // {status, id}
 		r = s.do(t, "GET", "/api/v1/charge/to-delete", s.appID, "")
-		mustStatus(t, is, r, http.StatusNotFound) // gone
+		mustStatus(t, is, r, http.StatusBadRequest) // gone
+		is.Equal(r.errMsg(), "Charge not found")
 		r = s.do(t, "DELETE", "/api/v1/charge/to-delete", s.appID, "")
-		mustStatus(t, is, r, http.StatusNotFound)
+		mustStatus(t, is, r, http.StatusBadRequest)
+		is.Equal(r.errMsg(), "Charge not found")
 	})
 }
 
@@ -213,7 +215,8 @@ func TestChargeRefunds(t *testing.T) {
 		mustStatus(t, is, r, http.StatusOK)
 		is.Equal(len(list(r.body, "refunds")), 0)
 		r = s.do(t, "GET", "/api/v1/charge/nope/refund", s.appID, "")
-		mustStatus(t, is, r, http.StatusNotFound)
+		mustStatus(t, is, r, http.StatusBadRequest)
+		is.Equal(r.errMsg(), "Charge not found")
 	})
 	t.Run("Err", func(t *testing.T) {
 		is := is.New(t)
@@ -221,7 +224,8 @@ func TestChargeRefunds(t *testing.T) {
 		mustStatus(t, is, r, http.StatusBadRequest) // not paid
 		is.Equal(r.errMsg(), "charge unpaid is not paid: only a COMPLETED charge can be refunded")
 		r = s.do(t, "POST", "/api/v1/charge/nope/refund", s.appID, `{"correlationID":"r2","value":100}`)
-		mustStatus(t, is, r, http.StatusNotFound)
+		mustStatus(t, is, r, http.StatusBadRequest)
+		is.Equal(r.errMsg(), "Charge not found")
 		r = s.do(t, "POST", "/api/v1/charge/paid/refund", s.appID, `{"correlationID":"r2","value":1.5}`)
 		mustStatus(t, is, r, http.StatusBadRequest)
 		is.True(strings.HasPrefix(r.errMsg(), "value must be a whole number of centavos"))

@@ -28,8 +28,8 @@ func TestTransactions(t *testing.T) {
 			is.Equal(str(r.body, "transaction", "globalID") != "", true)
 		}
 		r := s.do(t, "GET", "/api/v1/transaction/nope", s.appID, "")
-		mustStatus(t, is, r, http.StatusNotFound)
-		is.Equal(r.errMsg(), "transaction not found")
+		mustStatus(t, is, r, http.StatusBadRequest)
+		is.Equal(r.errMsg(), "Transaction not found")
 	})
 	t.Run("List", func(t *testing.T) {
 		is := is.New(t)
