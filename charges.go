@@ -52,7 +52,7 @@ type Charge struct {
 	Status         ChargeStatus     `json:"status"`
 	Type           ChargeType       `json:"type"`
 	Value          int64            `json:"value"`
-	Comment        string           `json:"comment,omitempty"`
+	Comment        string           `json:"comment"`
 	CorrelationID  string           `json:"correlationID"`
 	Identifier     string           `json:"identifier"`
 	TransactionID  string           `json:"transactionID"`
@@ -574,10 +574,12 @@ func (t *txn) chargeByID(id string) (Charge, error) {
 	return c, nil
 }
 
-// saveCharge writes a changed charge back with its indexes.
-func (t *txn) saveCharge(c Charge) error {
+// saveCharge writes a changed charge back with its indexes, and sets its updatedAt to
+// now first, so that what the caller shows next (a transaction, an event) is the charge as
+// saved.
+func (t *txn) saveCharge(c *Charge) error {
 	c.UpdatedAt = t.now
-	return t.put(collCharges, c.ID, "charge", c, c.keys(), c.indexes())
+	return t.put(collCharges, c.ID, "charge", *c, c.keys(), c.indexes())
 }
 
 // ListCharges returns charges newest first. Expired charges are recorded as such first,
@@ -676,7 +678,7 @@ func (s *Service) ExpireCharges(ctx context.Context) (int, error) {
 			}
 			for _, c := range due {
 				c.Status = ChargeExpired
-				if err := t.saveCharge(c); err != nil {
+				if err := t.saveCharge(&c); err != nil {
 					return err
 				}
 				t.present(&c)

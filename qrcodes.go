@@ -17,7 +17,7 @@ type PixQRCode struct {
 	ID             string    `json:"id"`
 	Name           string    `json:"name"`
 	Value          int64     `json:"value"` // 0: the payer chooses the amount
-	Comment        string    `json:"comment,omitempty"`
+	Comment        string    `json:"comment"`
 	CorrelationID  string    `json:"correlationID"`
 	Identifier     string    `json:"identifier"`
 	PaymentLinkID  string    `json:"paymentLinkID"`

@@ -31,7 +31,7 @@ type Transaction struct {
 	EndToEndID    string          `json:"endToEndId"`
 	TransactionID string          `json:"transactionID"`
 	GlobalID      string          `json:"globalID"`
-	InfoPagador   string          `json:"infoPagador,omitempty"`
+	InfoPagador   string          `json:"infoPagador"`
 	PixKey        string          `json:"pixKey,omitempty"` // the key the Pix was sent to
 	Payer         *Customer       `json:"payer"`
 	Customer      *Customer       `json:"customer"`
@@ -54,7 +54,7 @@ type ChargeRef struct {
 	Status        ChargeStatus `json:"status"`
 	Customer      *Customer    `json:"customer"`
 	Value         int64        `json:"value"`
-	Comment       string       `json:"comment,omitempty"`
+	Comment       string       `json:"comment"`
 	CorrelationID string       `json:"correlationID"`
 	TransactionID string       `json:"transactionID"`
 	GlobalID      string       `json:"globalID"`
@@ -81,7 +81,7 @@ type PixRaw struct {
 	TxID        string    `json:"txid"`
 	Valor       string    `json:"valor"`
 	Horario     time.Time `json:"horario"`
-	InfoPagador string    `json:"infoPagador,omitempty"`
+	InfoPagador string    `json:"infoPagador"`
 }
 
 func (c Charge) ref() *ChargeRef {
