@@ -41,8 +41,8 @@ func handleTransactionGet(log *slog.Logger) http.Handler {
 
 // handleTransactionList: GET /transaction?start&end&charge&pixQrCode&withdrawal&type&skip&
 // limit → 200 {status:"OK", transactions, pageInfo}, newest first. The top-level status
-// is there because the Java SDK requires it. charge, pixQrCode, withdrawal and type do not
-// combine.
+// is there because the Java SDK requires it. The filters combine: a transaction is listed
+// when it matches all of them.
 func handleTransactionList(log *slog.Logger) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		f, err := transactionFilter(r)
