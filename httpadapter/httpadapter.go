@@ -160,7 +160,7 @@ func checkQuery(next http.Handler) http.Handler {
 func allowMethods(allow map[string]string, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if methods, ok := allow[r.URL.Path]; ok && !allows(methods, r.Method) {
-			w.Header().Set("Allow", allow[r.URL.Path])
+			w.Header().Set("Allow", methods)
 			encode(w, http.StatusMethodNotAllowed, errorBody{Error: "method not allowed"})
 			return
 		}
