@@ -56,7 +56,7 @@ func (t *txn) createDefaultAccount(c Company) error {
 func (t *txn) account(id string) (Account, error) {
 	var a Account
 	if id == "" {
-		return Account{}, notFound("account not found")
+		return Account{}, notFound("Account not found")
 	}
 	if err := t.get(collAccounts, id, "account", &a); err != nil {
 		return Account{}, err

@@ -230,7 +230,7 @@ func (s *Service) DeactivateApplication(ctx context.Context, clientID string) (A
 			return err
 		}
 		if a.CompanyID != t.company {
-			return notFound("application not found") // another company's: not visible here
+			return notFound("Application not found") // another company's: not visible here
 		}
 		a.IsActive = false
 		a.UpdatedAt = t.now

@@ -3,7 +3,6 @@ package payments
 import (
 	"context"
 	"encoding/base64"
-	"errors"
 	"strconv"
 	"strings"
 	"time"
@@ -53,7 +52,7 @@ type Charge struct {
 	Status         ChargeStatus     `json:"status"`
 	Type           ChargeType       `json:"type"`
 	Value          int64            `json:"value"`
-	Comment        string           `json:"comment,omitempty"`
+	Comment        string           `json:"comment"`
 	CorrelationID  string           `json:"correlationID"`
 	Identifier     string           `json:"identifier"`
 	TransactionID  string           `json:"transactionID"`
@@ -147,9 +146,12 @@ type CreateChargeParams struct {
 	CorrelationID string
 	Value         int64 // centavos, > 0
 	Type          ChargeType
-	Comment       string // at most 140 characters, and short enough for the BR Code
-	// ExpiresIn (seconds, at least 900, default 86400) or ExpiresDate (ISO 8601) bound a
-	// DYNAMIC charge. OVERDUE charges expire DaysAfterDueDate days after their due day.
+	// Comment is at most 140 characters. The charge keeps all of it; its BR Code carries
+	// as much of it as fits next to the Pix key (folded to ASCII), or none.
+	Comment string
+	// ExpiresIn (seconds, at least 900, default 86400) or ExpiresDate (ISO 8601; without a
+	// zone it is UTC) bound a DYNAMIC charge, at most 10 years ahead; with both, ExpiresDate
+	// wins. OVERDUE charges expire DaysAfterDueDate days after their due day.
 	ExpiresIn   int64
 	ExpiresDate string
 	// Customer is created, or linked when one with the same correlationID or tax ID exists.
@@ -274,7 +276,7 @@ func (t *txn) buildCharge(corr string, p CreateChargeParams) (Charge, error) {
 	default:
 		return Charge{}, invalid("type", "type must be DYNAMIC or OVERDUE")
 	}
-	c.ExpiresIn = int64(c.ExpiresDate.Sub(now) / time.Second)
+	c.ExpiresIn = wholeSeconds(now, c.ExpiresDate)
 	if p.Subaccount != "" {
 		if c.Subaccount, _, err = parsePixKey("subaccount", p.Subaccount, ""); err != nil {
 			return Charge{}, err
@@ -295,7 +297,7 @@ func (t *txn) buildCharge(corr string, p CreateChargeParams) (Charge, error) {
 	c.Identifier = c.TransactionID
 	c.PaymentLinkID = t.svc.core.ids.uuid()
 	c.PixKey = co.PixKey
-	static := brcode.Static{Key: co.PixKey, Name: co.MerchantName, City: co.MerchantCity, TxID: c.txid(), Info: c.Comment}
+	static := brcode.Static{Key: co.PixKey, Name: co.MerchantName, City: co.MerchantCity, TxID: c.txid(), Info: c.Comment, TruncateInfo: true}
 	if c.Type == ChargeDynamic {
 		static.Amount = c.Value
 	}
@@ -305,33 +307,32 @@ func (t *txn) buildCharge(corr string, p CreateChargeParams) (Charge, error) {
 	return c, nil
 }
 
-// brcodeErr maps an encoding failure to the input field that caused it.
-func brcodeErr(err error) error {
-	var pe *brcode.ParseError
-	if errors.As(err, &pe) && pe.Tag == "26.02" {
-		return invalid("comment", "comment is too long for the BR Code: %s", reason(err))
-	}
-	return internal(err)
-}
+// brcodeErr is an encoding failure of a BR Code: every input was validated before (the
+// comment is cut to fit), so it is internal.
+func brcodeErr(err error) error { return internal(err) }
 
 // txid is the BR Code reference label of the charge: the first 25 characters of its
 // identifier, so that a received Pix finds its charge.
 func (c Charge) txid() string { return c.Identifier[:25] }
 
-// expiry computes an expiry time from expiresIn seconds or an ISO 8601 expiresDate.
+// expiry computes an expiry time from expiresIn seconds or an ISO 8601 expiresDate. With
+// both, expiresDate wins, as in the real API. Both have the same bounds: 15 minutes to 10
+// years from now.
 func expiry(now time.Time, expiresIn int64, expiresDate string) (time.Time, error) {
 	switch {
-	case expiresIn != 0 && expiresDate != "":
-		return time.Time{}, invalid("expiresDate", "give expiresIn or expiresDate, not both")
 	case expiresDate != "":
 		at, err := parseISODate(expiresDate)
 		if err != nil {
 			return time.Time{}, invalid("expiresDate", "expiresDate must be an ISO 8601 date or date-time, e.g. 2026-12-31T23:59:59Z")
 		}
-		if at.Sub(now) < MinChargeExpiresIn*time.Second {
+		at = at.UTC().Truncate(time.Millisecond)
+		if at.Before(now.Add(MinChargeExpiresIn * time.Second)) {
 			return time.Time{}, invalid("expiresDate", "expiresDate must be at least 15 minutes from now")
 		}
-		return at.UTC().Truncate(time.Millisecond), nil
+		if at.After(now.Add(MaxChargeExpiresIn * time.Second)) {
+			return time.Time{}, invalid("expiresDate", "expiresDate must be at most 10 years (%d seconds) from now", MaxChargeExpiresIn)
+		}
+		return at, nil
 	case expiresIn == 0:
 		return now.Add(DefaultChargeExpiresIn * time.Second), nil
 	case expiresIn < MinChargeExpiresIn || expiresIn > MaxChargeExpiresIn:
@@ -342,16 +343,29 @@ func expiry(now time.Time, expiresIn int64, expiresDate string) (time.Time, erro
 }
 
 // parseISODate accepts ISO 8601 date-times with a zone (RFC 3339, fractional seconds
-// allowed) and plain dates, which mean the end of that day in UTC.
+// allowed), date-times without one, read as UTC as the real API does (seconds optional),
+// and plain dates, which mean the end of that day in UTC.
 func parseISODate(s string) (time.Time, error) {
-	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
-		return t, nil
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999", "2006-01-02T15:04"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t, nil
+		}
 	}
 	d, err := time.Parse(time.DateOnly, s)
 	if err != nil {
 		return time.Time{}, err
 	}
 	return d.Add(24*time.Hour - time.Millisecond), nil
+}
+
+// wholeSeconds is the number of whole seconds from "from" to "to", exact over any span
+// (time.Duration saturates past 292 years).
+func wholeSeconds(from, to time.Time) int64 {
+	s := to.Unix() - from.Unix()
+	if to.Nanosecond() < from.Nanosecond() {
+		s--
+	}
+	return s
 }
 
 func cleanAdditionalInfo(in []AdditionalInfo) ([]AdditionalInfo, error) {
@@ -536,7 +550,7 @@ func (t *txn) findCharge(id string) (Charge, error) {
 			return t.chargeByID(rid)
 		}
 	}
-	return Charge{}, notFound("charge not found")
+	return Charge{}, notFound("Charge not found")
 }
 
 func (t *txn) chargeByKey(key string) (Charge, error) {
@@ -560,10 +574,12 @@ func (t *txn) chargeByID(id string) (Charge, error) {
 	return c, nil
 }
 
-// saveCharge writes a changed charge back with its indexes.
-func (t *txn) saveCharge(c Charge) error {
+// saveCharge writes a changed charge back with its indexes, and sets its updatedAt to
+// now first, so that what the caller shows next (a transaction, an event) is the charge as
+// saved.
+func (t *txn) saveCharge(c *Charge) error {
 	c.UpdatedAt = t.now
-	return t.put(collCharges, c.ID, "charge", c, c.keys(), c.indexes())
+	return t.put(collCharges, c.ID, "charge", *c, c.keys(), c.indexes())
 }
 
 // ListCharges returns charges newest first, with the status a read shows now: a charge past
@@ -664,7 +680,7 @@ func (s *Service) ExpireCharges(ctx context.Context) (int, error) {
 			}
 			for _, c := range due {
 				c.Status = ChargeExpired
-				if err := t.saveCharge(c); err != nil {
+				if err := t.saveCharge(&c); err != nil {
 					return err
 				}
 				t.present(&c)

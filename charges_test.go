@@ -2,6 +2,7 @@ package payments_test
 
 import (
 	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -102,11 +103,55 @@ func TestService_CreateCharge(t *testing.T) {
 			c = createCharge(t, e, payments.CreateChargeParams{CorrelationID: "exp-day", Value: 500, ExpiresDate: "2026-11-30"})
 			is.Equal(c.ExpiresDate, time.Date(2026, 11, 30, 23, 59, 59, 999_000_000, time.UTC)) // a date means its end
 		})
+		t.Run("ExpiresDateLenient", func(t *testing.T) {
+			for _, tc := range []struct {
+				name, date string
+				in         int64
+				want       time.Time
+			}{
+				{"NoOffsetIsUTC", "2026-11-23T09:00:00", 0, time.Date(2026, 11, 23, 9, 0, 0, 0, time.UTC)},
+				{"NoOffsetFraction", "2026-11-23T09:00:00.250", 0, time.Date(2026, 11, 23, 9, 0, 0, 250_000_000, time.UTC)},
+				{"NoOffsetNoSeconds", "2026-11-23T09:30", 0, time.Date(2026, 11, 23, 9, 30, 0, 0, time.UTC)},
+				{"BothDateWins", "2026-11-23T12:00:00Z", 3600, t0.Add(24 * time.Hour)},
+				{"BothDateWinsOverBadIn", "2026-11-23T12:00:00Z", 5, t0.Add(24 * time.Hour)},
+				{"TenYears", "2036-11-19T12:00:00Z", 0, t0.Add(payments.MaxChargeExpiresIn * time.Second)},
+			} {
+				t.Run(tc.name, func(t *testing.T) {
+					is := is.New(t)
+					c := createCharge(t, e, payments.CreateChargeParams{CorrelationID: "lenient-" + tc.name, Value: 500, ExpiresDate: tc.date, ExpiresIn: tc.in})
+					is.Equal(c.ExpiresDate, tc.want)                                                 // read as the real API reads it
+					is.Equal(c.ExpiresIn, int64(tc.want.Sub(t0)/time.Second))                        // and expiresIn is the true distance
+					is.True(c.ExpiresIn != 9223372036 && c.ExpiresIn <= payments.MaxChargeExpiresIn) // not a saturated Duration
+				})
+			}
+		})
+		t.Run("Comment140", func(t *testing.T) {
+			for i, comment := range []string{
+				strings.Repeat("a", 140),
+				strings.Repeat("ç", 140), // two bytes each in UTF-8, one letter once folded
+				strings.Repeat("ß", 140), // folds to two letters each
+				string([]rune(strings.Repeat("Pagamento – pedido nº 77 ", 6))[:140]),
+				strings.Repeat("€", 140), // nothing of it folds to ASCII
+			} {
+				is := is.New(t)
+				is.Equal(len([]rune(comment)), 140) // the limit, exactly
+				c := createCharge(t, e, payments.CreateChargeParams{CorrelationID: "comment-" + strconv.Itoa(i), Value: 500, Comment: comment})
+				is.Equal(c.Comment, comment) // the charge keeps all of it
+				got, err := e.svc.GetCharge(ctx, c.CorrelationID)
+				is.NoErr(err)
+				is.Equal(got.Comment, comment) // stored whole
+				code, err := brcode.Parse(c.BRCode)
+				is.NoErr(err)                                      // the code stays valid
+				is.True(len(code.Info) <= 99-18-4-len(code.Key)-4) // carrying what fits next to the key
+				folded := strings.NewReplacer("ç", "c", "ß", "ss", "–", "-", "º", "o", "€", "").Replace(comment)
+				is.True(strings.HasPrefix(folded, code.Info))                                             // a prefix of the comment, folded to ASCII
+				is.True(len(code.Info) >= min(len(strings.TrimSpace(folded)), 99-18-4-len(code.Key)-4)-1) // as long as fits
+			}
+		})
 	})
 }
 
 func TestService_CreateCharge_Invalid(t *testing.T) {
-	long := strings.Repeat("x", 60) // fits 140 characters, not the code's 26-02 budget with this key
 	cases := []struct {
 		name  string
 		p     payments.CreateChargeParams
@@ -119,9 +164,13 @@ func TestService_CreateCharge_Invalid(t *testing.T) {
 		{"ExpiresInShort", payments.CreateChargeParams{CorrelationID: "x", Value: 100, ExpiresIn: 899}, "expiresIn"},
 		{"ExpiresDateNotISO", payments.CreateChargeParams{CorrelationID: "x", Value: 100, ExpiresDate: "23/11/2026"}, "expiresDate"},
 		{"ExpiresDatePast", payments.CreateChargeParams{CorrelationID: "x", Value: 100, ExpiresDate: "2026-11-22T12:10:00Z"}, "expiresDate"},
-		{"ExpiresBoth", payments.CreateChargeParams{CorrelationID: "x", Value: 100, ExpiresIn: 1000, ExpiresDate: "2026-12-01"}, "expiresDate"},
+		{"ExpiresInTooFar", payments.CreateChargeParams{CorrelationID: "x", Value: 100, ExpiresIn: payments.MaxChargeExpiresIn + 1}, "expiresIn"},
+		{"ExpiresDateTooFar", payments.CreateChargeParams{CorrelationID: "x", Value: 100, ExpiresDate: "2036-11-19T12:00:01Z"}, "expiresDate"},
+		{"ExpiresDateFarFuture", payments.CreateChargeParams{CorrelationID: "x", Value: 100, ExpiresDate: "9999-12-31T23:59:59Z"}, "expiresDate"},
+		{"ExpiresBothDateBad", payments.CreateChargeParams{CorrelationID: "x", Value: 100, ExpiresIn: 1000, ExpiresDate: "2026-11-22T12:10:00Z"}, "expiresDate"},
 		{"CommentTooLong", payments.CreateChargeParams{CorrelationID: "x", Value: 100, Comment: strings.Repeat("a", 141)}, "comment"},
-		{"CommentTooLongForCode", payments.CreateChargeParams{CorrelationID: "x", Value: 100, Comment: long}, "comment"},
+		{"CommentTooLongMultiByte", payments.CreateChargeParams{CorrelationID: "x", Value: 100, Comment: strings.Repeat("ç", 141)}, "comment"},
+		{"CommentInvalidUTF8", payments.CreateChargeParams{CorrelationID: "x", Value: 100, Comment: "caf\xe9"}, "comment"},
 		{"UnknownType", payments.CreateChargeParams{CorrelationID: "x", Value: 100, Type: "BOLETO"}, "type"},
 		{"DueDaysOnDynamic", payments.CreateChargeParams{CorrelationID: "x", Value: 100, DaysForDueDate: 3}, "daysForDueDate"},
 		{"FinesOnDynamic", payments.CreateChargeParams{CorrelationID: "x", Value: 100, Fines: &payments.Fines{Value: 200}}, "fines"},

@@ -14,9 +14,9 @@ const collCustomers = "customers"
 type Customer struct {
 	ID            string    `json:"-"`
 	Name          string    `json:"name"`
-	Email         string    `json:"email,omitempty"`
-	Phone         string    `json:"phone,omitempty"`
-	TaxID         *TaxID    `json:"taxID,omitempty"`
+	Email         string    `json:"email"`
+	Phone         string    `json:"phone"`
+	TaxID         *TaxID    `json:"taxID"` // null when unknown
 	CorrelationID string    `json:"correlationID"`
 	Address       *Address  `json:"address,omitempty"`
 	CreatedAt     time.Time `json:"createdAt,omitzero"`
@@ -213,7 +213,7 @@ func (t *txn) findCustomer(id string) (Customer, error) {
 		c.ID = rid
 		return c, err
 	}
-	return Customer{}, notFound("customer not found")
+	return Customer{}, notFound("Customer not found")
 }
 
 // ListCustomers returns the company's customers, newest first.

@@ -121,7 +121,7 @@ func storeErr(err error, noun string) error {
 	case err == nil:
 		return nil
 	case errors.Is(err, store.ErrNotFound):
-		return notFound("%s not found", noun)
+		return notFound("%s not found", capitalize(noun)) // "Charge not found", as the real API
 	case errors.As(err, &ce):
 		field := conflictField(ce.Key)
 		return conflict(field, "%s with this %s already exists", noun, field)
@@ -136,4 +136,12 @@ func storeErr(err error, noun string) error {
 func conflictField(key string) string {
 	field, _, _ := strings.Cut(key, ":")
 	return field
+}
+
+// capitalize upper-cases the first letter of an ASCII noun: "charge" -> "Charge".
+func capitalize(s string) string {
+	if s != "" && s[0] >= 'a' && s[0] <= 'z' {
+		return string(s[0]-'a'+'A') + s[1:]
+	}
+	return s
 }

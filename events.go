@@ -13,7 +13,8 @@ import (
 
 const collEvents = "events"
 
-// Event names, without the vendor prefix. EventName adds it: "OPENPIX:CHARGE_CREATED".
+// Event names, without the vendor prefix. EventName adds it: "OPENPIX:CHARGE_CREATED";
+// the refund events' real names have none ("PIX_TRANSACTION_REFUND_SENT_CONFIRMED").
 const (
 	EventChargeCreated       = "CHARGE_CREATED"
 	EventChargeCompleted     = "CHARGE_COMPLETED"
@@ -33,8 +34,13 @@ type Event struct {
 	Data json.RawMessage `json:"data"` // the payload, as a webhook would carry it
 }
 
-// EventName returns the full name of an event for this Service's vendor.
+// EventName returns the full name of an event for this Service's vendor: with the vendor
+// prefix, except for the refund events, whose real names have none.
 func (s *Service) EventName(name string) string {
+	switch name {
+	case EventRefundConfirmed, EventRefundRejected:
+		return name
+	}
 	return strings.ToUpper(s.core.vendor) + ":" + name
 }
 

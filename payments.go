@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/pixfoundry/payments/internal/qrpng"
 	"github.com/pixfoundry/payments/store"
@@ -287,6 +288,9 @@ func byCreation(t time.Time) store.Index { return store.Index{Name: indexAll, So
 // cleanString trims s and rejects control characters and overlong values.
 func cleanString(field, s string, max int) (string, error) {
 	s = strings.TrimSpace(s)
+	if !utf8.ValidString(s) {
+		return "", invalid(field, "%s must be valid UTF-8", field)
+	}
 	if len([]rune(s)) > max {
 		return "", invalid(field, "%s must have at most %d characters", field, max)
 	}

@@ -17,7 +17,7 @@ type PixQRCode struct {
 	ID             string    `json:"id"`
 	Name           string    `json:"name"`
 	Value          int64     `json:"value"` // 0: the payer chooses the amount
-	Comment        string    `json:"comment,omitempty"`
+	Comment        string    `json:"comment"`
 	CorrelationID  string    `json:"correlationID"`
 	Identifier     string    `json:"identifier"`
 	PaymentLinkID  string    `json:"paymentLinkID"`
@@ -30,7 +30,8 @@ type PixQRCode struct {
 }
 
 // CreatePixQRCodeParams create a static QR code. Name is required; CorrelationID
-// defaults to a new UUID; PixKey, when given, must be the company's key.
+// defaults to a new UUID; PixKey, when given, must be the company's key. Comment has at
+// most 140 characters: the record keeps all of it, the BR Code as much as fits.
 type CreatePixQRCodeParams struct {
 	Name          string
 	CorrelationID string
@@ -91,7 +92,7 @@ func (t *txn) createPixQRCode(p CreatePixQRCodeParams) (PixQRCode, error) {
 	q.PaymentLinkID = t.svc.core.ids.uuid()
 	q.BRCode, err = brcode.EncodeStatic(brcode.Static{
 		Key: co.PixKey, Name: co.MerchantName, City: co.MerchantCity,
-		TxID: q.Identifier, Amount: q.Value, Info: q.Comment,
+		TxID: q.Identifier, Amount: q.Value, Info: q.Comment, TruncateInfo: true,
 	})
 	if err != nil {
 		return q, brcodeErr(err)

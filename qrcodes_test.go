@@ -1,6 +1,7 @@
 package payments_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/matryer/is"
@@ -46,6 +47,17 @@ func TestService_PixQRCodes(t *testing.T) {
 		is.Equal(payments.ErrorField(err), "value") // negative value
 		_, err = e.svc.CreatePixQRCode(ctx, payments.CreatePixQRCodeParams{Name: "x", PixKey: "other@example.com"})
 		is.Equal(payments.ErrorField(err), "pixKey") // not the company's key
+		_, err = e.svc.CreatePixQRCode(ctx, payments.CreatePixQRCodeParams{Name: "x", Comment: strings.Repeat("é", 141)})
+		is.Equal(payments.ErrorField(err), "comment") // over 140 characters
+
+		long := string([]rune(strings.Repeat("Obrigado pela preferência! ", 6))[:140])
+		lq, err := e.svc.CreatePixQRCode(ctx, payments.CreatePixQRCodeParams{Name: "Longo", CorrelationID: "qr-long", Comment: long})
+		is.NoErr(err)              // a 140-character comment is accepted
+		is.Equal(lq.Comment, long) // and kept whole
+		code, err = brcode.Parse(lq.BRCode)
+		is.NoErr(err)                                                                // the code stays valid
+		is.Equal(code.Info, "Obrigado pela preferencia! Obrigado pela preferencia!") // the longest folded prefix that fits (53), trailing space dropped
+		is.NoErr(e.svc.DeletePixQRCode(ctx, "qr-long"))
 
 		is.NoErr(e.svc.DeletePixQRCode(ctx, "qr-1"))
 		_, err = e.svc.GetPixQRCode(ctx, "qr-1")

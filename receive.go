@@ -164,6 +164,12 @@ func (t *txn) receivePix(p ReceivePixParams) (Transaction, error) {
 		if err := t.applyCashback(charge, &x); err != nil {
 			return Transaction{}, err
 		}
+	}
+	// The events show the account as this Pix (and its cashback) left it.
+	if err := t.fillBalance(&acct); err != nil {
+		return Transaction{}, err
+	}
+	if charge != nil && x.Unmatched == "" {
 		t.present(charge)
 		if err := t.emit(EventChargeCompleted, pixEvent{Charge: charge, Pix: &x, Company: co.ref(), Account: &acct}); err != nil {
 			return Transaction{}, err
@@ -283,5 +289,5 @@ func (t *txn) completeCharge(c *Charge, x Transaction, at time.Time) error {
 	c.PaidValue = x.Value
 	c.Fee = x.Fee
 	c.EndToEndID = x.EndToEndID
-	return t.saveCharge(*c)
+	return t.saveCharge(c)
 }

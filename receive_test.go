@@ -209,6 +209,37 @@ func TestService_ReceivePix_StaticQRCode(t *testing.T) {
 		is.NoErr(err)
 		is.Equal(page.TotalCount, 4)
 		is.Equal(balance(t, e).Total, int64(1000-50+2500-50+1000-50+700-50))
+
+		// The filters combine: a transaction is listed when it matches all of them.
+		c := createCharge(t, e, payments.CreateChargeParams{CorrelationID: "combined", Value: 900})
+		pay(t, e, c)
+		for _, tc := range []struct {
+			name string
+			f    payments.TransactionFilter
+			want []int64 // values, newest first
+		}{
+			{"QRCodeAndTime", payments.TransactionFilter{PixQrCode: "caixa", Start: t0.Add(time.Second), End: t0.Add(2 * time.Second)}, []int64{1000, 2500}},
+			{"QRCodeAndStart", payments.TransactionFilter{PixQrCode: "caixa", Start: t0.Add(2 * time.Second)}, []int64{1000}},
+			{"QRCodeAndType", payments.TransactionFilter{PixQrCode: q.Identifier, Type: payments.TransactionPayment}, []int64{1000, 2500, 1000}},
+			{"QRCodeAndOtherType", payments.TransactionFilter{PixQrCode: "caixa", Type: payments.TransactionRefund}, nil},
+			{"ChargeAndType", payments.TransactionFilter{Charge: "combined", Type: payments.TransactionPayment}, []int64{900}},
+			{"ChargeAndOtherType", payments.TransactionFilter{Charge: "combined", Type: payments.TransactionRefund}, nil},
+			{"ChargeAndTime", payments.TransactionFilter{Charge: "combined", End: t0.Add(time.Second)}, nil},
+			{"ChargeAndQRCode", payments.TransactionFilter{Charge: "combined", PixQrCode: "caixa"}, nil},
+			{"WithdrawalAndType", payments.TransactionFilter{Withdrawal: "w", Type: payments.TransactionPayment}, nil},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				is := is.New(t)
+				xs, page, err := e.svc.ListTransactions(ctx, tc.f)
+				is.NoErr(err) // the filters combine, none is refused
+				var got []int64
+				for _, x := range xs {
+					got = append(got, x.Value)
+				}
+				is.Equal(got, tc.want)                  // exactly the transactions matching all
+				is.Equal(page.TotalCount, len(tc.want)) // and counted so
+			})
+		}
 		audit(t, e.svc)
 	})
 }

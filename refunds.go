@@ -31,12 +31,12 @@ type Refund struct {
 	CorrelationID string       `json:"correlationID"`
 	Value         int64        `json:"value"`
 	Status        RefundStatus `json:"status"`
-	Comment       string       `json:"comment,omitempty"`
+	Comment       string       `json:"comment"`
 	Time          time.Time    `json:"time"`
 	// EndToEndID is the refund's own Pix id once the bank has one (the real API's
-	// returnIdentification).
-	EndToEndID           string `json:"endToEndId,omitempty"`
-	ReturnIdentification string `json:"returnIdentification,omitempty"`
+	// returnIdentification); "" until then.
+	EndToEndID           string `json:"endToEndId"`
+	ReturnIdentification string `json:"returnIdentification"`
 	// TransactionEndToEndID is the endToEndId of the Pix refunded.
 	TransactionEndToEndID string `json:"transactionEndToEndId"`
 	// Charge is the correlationID of the charge the refunded Pix paid, if any.
@@ -136,7 +136,7 @@ func (s *Service) CreateRefund(ctx context.Context, p CreateRefundParams) (Refun
 		}
 		x, err := t.findTransaction(id)
 		if ErrorCode(err) == ENOTFOUND {
-			return Transaction{}, notFound("transaction %s not found", id)
+			return Transaction{}, notFound("Transaction %s not found", id)
 		}
 		return x, err
 	})
@@ -214,7 +214,7 @@ func (t *txn) createRefund(x Transaction, correlationID string, value int64, com
 	r := Refund{
 		RefundID: t.newID(), CorrelationID: corr, Value: value, Status: RefundInProcessing,
 		Comment: comment, Time: t.now, TransactionEndToEndID: x.EndToEndID, AccountID: acct.AccountID,
-		CreatedAt: t.now,
+		CreatedAt: t.now, UpdatedAt: t.now,
 	}
 	if x.Charge != nil {
 		r.Charge, r.chargeTID = x.Charge.CorrelationID, x.Charge.TransactionID
@@ -281,6 +281,7 @@ func (s *Service) applyRefundSettlement(ctx context.Context, refundID string, st
 			}
 			r.Status, r.Reason = RefundRejected, st.Reason
 		}
+		r.UpdatedAt = t.now // as saved, for the event
 		if err := t.saveRefund(r, false); err != nil {
 			return err
 		}

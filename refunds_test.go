@@ -1,6 +1,7 @@
 package payments_test
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -139,8 +140,35 @@ func TestService_RefundSettlement(t *testing.T) {
 	is.NoErr(err)
 	is.Equal(n, 0) // settled once
 	names := eventNames(t, e.svc)
-	is.Equal(names[len(names)-2:], []string{"OPENPIX:PIX_TRANSACTION_REFUND_SENT_CONFIRMED", "OPENPIX:PIX_TRANSACTION_REFUND_SENT_REJECTED"})
+	is.Equal(names[len(names)-2:], []string{"PIX_TRANSACTION_REFUND_SENT_CONFIRMED", "PIX_TRANSACTION_REFUND_SENT_REJECTED"}) // the real names: no vendor prefix
+	is.Equal(ok.UpdatedAt, t0.Add(time.Minute))                                                                               // settled a minute later
+	evs, err := e.svc.Events(ctx, 0, payments.MaxLimit)
+	is.NoErr(err)
+	for _, ev := range evs[len(evs)-2:] {
+		var payload struct {
+			Refund payments.Refund `json:"refund"`
+		}
+		is.NoErr(json.Unmarshal(ev.Data, &payload))
+		is.Equal(payload.Refund.UpdatedAt, t0.Add(time.Minute)) // the refund as settled, not as it was
+		is.True(payload.Refund.Status != payments.RefundInProcessing)
+	}
 	audit(t, e.svc)
+}
+
+func TestService_RefundTimestamps(t *testing.T) {
+	eachStore(t, func(t *testing.T, e env) {
+		is := is.New(t)
+		c := createCharge(t, e, payments.CreateChargeParams{CorrelationID: "ts", Value: 10000})
+		x := pay(t, e, c)
+		e.clock.Advance(time.Minute)
+		r, err := e.svc.CreateRefund(ctx, payments.CreateRefundParams{TransactionEndToEndID: x.EndToEndID, CorrelationID: "ts-1", Value: 100})
+		is.NoErr(err)
+		is.Equal(r.CreatedAt, t0.Add(time.Minute)) // when it was made
+		is.Equal(r.UpdatedAt, r.CreatedAt)         // never the zero time
+		cr, err := e.svc.CreateChargeRefund(ctx, "ts", payments.ChargeRefundParams{CorrelationID: "ts-2", Value: 100})
+		is.NoErr(err)
+		is.Equal(cr.UpdatedAt, t0.Add(time.Minute)) // a charge refund too
+	})
 }
 
 func TestService_Cashback(t *testing.T) {

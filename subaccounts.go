@@ -130,7 +130,7 @@ func (t *txn) subaccount(field, key string) (Subaccount, error) {
 	var sa Subaccount
 	if err := t.get(collSubaccounts, key, "subaccount", &sa); err != nil {
 		if ErrorCode(err) == ENOTFOUND {
-			return Subaccount{}, &Error{Code: ENOTFOUND, Field: field, Message: "subaccount not found: " + key}
+			return Subaccount{}, &Error{Code: ENOTFOUND, Field: field, Message: "Subaccount not found: " + key}
 		}
 		return Subaccount{}, err
 	}

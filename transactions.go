@@ -31,7 +31,7 @@ type Transaction struct {
 	EndToEndID    string          `json:"endToEndId"`
 	TransactionID string          `json:"transactionID"`
 	GlobalID      string          `json:"globalID"`
-	InfoPagador   string          `json:"infoPagador,omitempty"`
+	InfoPagador   string          `json:"infoPagador"`
 	PixKey        string          `json:"pixKey,omitempty"` // the key the Pix was sent to
 	Payer         *Customer       `json:"payer"`
 	Customer      *Customer       `json:"customer"`
@@ -54,7 +54,7 @@ type ChargeRef struct {
 	Status        ChargeStatus `json:"status"`
 	Customer      *Customer    `json:"customer"`
 	Value         int64        `json:"value"`
-	Comment       string       `json:"comment,omitempty"`
+	Comment       string       `json:"comment"`
 	CorrelationID string       `json:"correlationID"`
 	TransactionID string       `json:"transactionID"`
 	GlobalID      string       `json:"globalID"`
@@ -81,7 +81,7 @@ type PixRaw struct {
 	TxID        string    `json:"txid"`
 	Valor       string    `json:"valor"`
 	Horario     time.Time `json:"horario"`
-	InfoPagador string    `json:"infoPagador,omitempty"`
+	InfoPagador string    `json:"infoPagador"`
 }
 
 func (c Charge) ref() *ChargeRef {
@@ -114,15 +114,21 @@ func (x Transaction) keys() []string {
 	return []string{"endToEndId:" + x.EndToEndID, "transactionID:" + x.TransactionID}
 }
 
-// Transactions are listed by time; the charge, QR code and type indexes serve the filters.
+// Transactions are listed by time; the charge, QR code and type indexes serve the filters,
+// alone and combined ("charge:<transactionID>|type:PAYMENT").
 func (x Transaction) indexes() []store.Index {
 	at := sortTime(x.Time)
+	typ := "|type:" + string(x.Type)
 	ix := []store.Index{{Name: indexAll, Sort: at}, {Name: "type:" + string(x.Type), Sort: at}}
 	if x.Charge != nil {
-		ix = append(ix, store.Index{Name: "charge:" + x.Charge.TransactionID, Sort: at})
+		ix = append(ix,
+			store.Index{Name: "charge:" + x.Charge.TransactionID, Sort: at},
+			store.Index{Name: "charge:" + x.Charge.TransactionID + typ, Sort: at})
 	}
 	if x.PixQrCode != nil {
-		ix = append(ix, store.Index{Name: "pixQrCode:" + x.PixQrCode.Identifier, Sort: at})
+		ix = append(ix,
+			store.Index{Name: "pixQrCode:" + x.PixQrCode.Identifier, Sort: at},
+			store.Index{Name: "pixQrCode:" + x.PixQrCode.Identifier + typ, Sort: at})
 	}
 	return ix
 }
@@ -158,7 +164,8 @@ func (t *txn) saveTransaction(x Transaction) error {
 }
 
 // TransactionFilter selects transactions for ListTransactions. Zero fields do not filter;
-// Charge, PixQrCode and Type do not combine with each other.
+// the others combine: a transaction is listed when it matches all of them (a Pix pays a
+// charge or a static QR code, never both, so Charge with PixQrCode lists nothing).
 type TransactionFilter struct {
 	Start, End time.Time // time between Start and End, inclusive
 	// Charge is a charge's id, correlationID or transactionID.
@@ -178,15 +185,6 @@ func (s *Service) ListTransactions(ctx context.Context, f TransactionFilter) ([]
 	if err != nil {
 		return nil, PageInfo{}, err
 	}
-	n := 0
-	for _, v := range []string{f.Charge, f.PixQrCode, f.Withdrawal, string(f.Type)} {
-		if v != "" {
-			n++
-		}
-	}
-	if n > 1 {
-		return nil, PageInfo{}, invalid("charge", "filter by one of charge, pixQrCode, withdrawal or type")
-	}
 	switch f.Type {
 	case "", TransactionPayment, TransactionRefund:
 	default:
@@ -194,6 +192,15 @@ func (s *Service) ListTransactions(ctx context.Context, f TransactionFilter) ([]
 	}
 	if !f.End.IsZero() && f.End.Before(f.Start) {
 		return nil, PageInfo{}, invalid("end", "end must not be before start")
+	}
+	n := 0
+	for _, v := range []string{f.Charge, f.PixQrCode, f.Withdrawal} {
+		if v != "" {
+			n++
+		}
+	}
+	if n > 1 { // no transaction has two of them
+		return []Transaction{}, p.info(0), nil
 	}
 	var out []Transaction
 	var total int
@@ -220,8 +227,13 @@ func (s *Service) ListTransactions(ctx context.Context, f TransactionFilter) ([]
 			}
 		case f.Withdrawal != "":
 			index = "withdrawal:" + f.Withdrawal
-		case f.Type != "":
+		}
+		switch {
+		case f.Type == "":
+		case index == indexAll:
 			index = "type:" + string(f.Type)
+		default:
+			index += "|type:" + string(f.Type)
 		}
 		q := p.query(index)
 		if !f.Start.IsZero() {

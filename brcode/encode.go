@@ -14,8 +14,13 @@ type Static struct {
 	// DetectKey (an 11-digit number is then a CPF, never a phone).
 	KeyType KeyType
 	// Info is an optional message to the payer (26-02), folded to ASCII; it shares
-	// template 26 (99 characters) with the key, and a longer one is an error.
+	// template 26 (99 characters) with the key: len(key) + len(info) <= 73. A longer one
+	// is an error, unless TruncateInfo is set.
 	Info string
+	// TruncateInfo cuts a folded Info that does not fit next to the key to the longest
+	// prefix that does (trailing spaces dropped), or leaves it out when none fits, so that
+	// the code stays valid whatever the length of Info.
+	TruncateInfo bool
 	// Name is the receiver's name, folded to printable ASCII and truncated to 25.
 	Name string
 	// City is the receiver's city, folded to printable ASCII and truncated to 15.
@@ -72,10 +77,14 @@ func EncodeStatic(s Static) (string, error) {
 	if perrr != nil {
 		return "", perrr
 	}
+	info := fold(s.Info)
+	if s.TruncateInfo {
+		info = truncate(info, infoRoom(key))
+	}
 	c := Code{
 		GUI:        PixGUI,
 		Key:        key,
-		Info:       fold(s.Info),
+		Info:       info,
 		MCC:        "0000",
 		Currency:   "986",
 		Amount:     s.Amount,
@@ -197,6 +206,12 @@ func (c *Code) Encode() (string, error) {
 	return string(w.b), nil
 }
 
+// infoRoom is how many characters of info (26-02) template 26 has room for next to the
+// canonical key: 99 less the GUI, the key and the info's own ID and length, 0 if none.
+func infoRoom(key string) int {
+	return max(99-tlvLen(PixGUI)-tlvLen(key)-4, 0)
+}
+
 // formatAmount writes centavos as \d+\.\d{2} (1 -> "0.01", 100050 -> "1000.50").
 func formatAmount(a int64) string {
 	b := make([]byte, 0, 16)
@@ -264,7 +279,7 @@ func fold(s string) string {
 	return b.String()
 }
 
-// truncate cuts an ASCII string to n characters and drops trailing spaces.
+// truncate cuts an ASCII string to n (>= 0) characters and drops trailing spaces.
 func truncate(s string, n int) string {
 	if len(s) > n {
 		s = strings.TrimRight(s[:n], " ")

@@ -91,6 +91,38 @@ func TestEncodeStatic(t *testing.T) {
 		is.True(strings.Contains(err.Error(), "at most 37"))              // and the budget
 	})
 
+	t.Run("TruncateInfo", func(t *testing.T) {
+		is := is.New(t)
+		long := string([]rune(strings.Repeat("Pedido número 12345, entregar após às 18h – obrigado! ", 3))[:140])
+		for _, tc := range []struct {
+			name, key, info string
+			room            int
+		}{
+			{"EVP", evp, long, 37},                  // 99 - 18 - 40 - 4
+			{"CPF", "52998224725", long, 62},        // 99 - 18 - 15 - 4
+			{"Fits", "52998224725", "Pedido 1", 62}, // nothing to cut
+			{"TrailingSpace", evp, strings.Repeat("x", 36) + " y", 37},
+			{"Ligatures", evp, strings.Repeat("ß", 30), 37},               // folds to 60 characters
+			{"NoRoom", strings.Repeat("a", 64) + "@example.com", long, 0}, // a 76-character key
+			{"Empty", evp, "", 37},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				is := is.New(t)
+				s := Static{Key: tc.key, Name: "A", City: "B", TxID: "abc123", Info: tc.info, TruncateInfo: true}
+				c := mustEncodeParse(t, s) // always valid, whatever the length
+				folded := fold(tc.info)
+				is.True(strings.HasPrefix(folded, c.Info))          // a prefix of the folded info
+				is.True(len(c.Info) <= tc.room)                     // that fits
+				is.True(!strings.HasSuffix(c.Info, " "))            // with no trailing space
+				is.True(len(c.Info) >= min(len(folded), tc.room)-1) // the longest one (less a dropped space)
+				is.Equal(c.TxID, "abc123")                          // the rest intact
+				_, err := EncodeStatic(Static{Key: tc.key, Name: "A", City: "B", Info: tc.info})
+				is.Equal(err == nil, len(folded) <= tc.room) // without TruncateInfo, too long is an error
+			})
+		}
+		is.Equal(infoRoom(evp), 37)
+	})
+
 	t.Run("Amount", func(t *testing.T) {
 		is := is.New(t)
 		for amount, want := range map[int64]string{

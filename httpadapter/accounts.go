@@ -24,8 +24,8 @@ func handleAccountList(log *slog.Logger) http.Handler {
 	})
 }
 
-// handleAccountGet: GET /account/{accountId} → 200 {account} with its balance. The Java
-// SDK sends the id inside literal braces ("{<id>}", a template bug); they are dropped.
+// handleAccountGet: GET /account/{accountId} → 200 {account} with its balance; an unknown
+// id is 404 {"error":"Account not found"}, as the reference documents. The Java SDK sends the id inside literal braces ("{<id>}", a template bug); they are dropped.
 func handleAccountGet(log *slog.Logger) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id := r.PathValue("accountId")
@@ -34,13 +34,9 @@ func handleAccountGet(log *slog.Logger) http.Handler {
 		}
 		a, err := company(r).GetAccount(r.Context(), id)
 		if err != nil {
-			writeError(w, r, log, err)
+			writeErrorLookup(w, r, log, err)
 			return
 		}
 		encode(w, http.StatusOK, map[string]any{"account": a})
 	})
 }
-
-// msgNoAccountWithdrawals answers the account withdrawal routes: the Service does not
-// offer withdrawals in this version.
-const msgNoAccountWithdrawals = "account withdrawals are not available in this version"

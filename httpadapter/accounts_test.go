@@ -35,15 +35,15 @@ func TestAccounts(t *testing.T) {
 			is.Equal(str(r.body, "account", "accountId"), accountID)
 		}
 		r := s.do(t, "GET", "/api/v1/account/nope", s.appID, "")
-		mustStatus(t, is, r, http.StatusNotFound)
-		is.Equal(r.errMsg(), "account not found")
+		mustStatus(t, is, r, http.StatusNotFound) // the one lookup the reference documents as 404
+		is.Equal(r.errMsg(), "Account not found")
 	})
 	t.Run("WithdrawNotImplemented", func(t *testing.T) {
 		is := is.New(t)
 		for _, path := range []string{"/api/v1/account/" + accountID + "/withdraw", "/api/v1/account/" + accountID} {
 			r := s.do(t, "POST", path, s.appID, `{"accountId":"`+accountID+`","value":100}`)
 			mustStatus(t, is, r, http.StatusNotImplemented) // said plainly, never faked
-			is.Equal(r.errMsg(), "account withdrawals are not available in this version")
+			is.Equal(r.errMsg(), "account withdrawals are not offered in this version")
 		}
 	})
 }

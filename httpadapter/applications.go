@@ -58,7 +58,8 @@ func handleApplicationCreate(log *slog.Logger) http.Handler {
 }
 
 // handleApplicationDelete: DELETE /application {clientId} → 200 {success:true}. The
-// application is deactivated: its App ID stops working.
+// application is deactivated: its App ID stops working. An unknown clientId is 404
+// {"error":"Application not found"}, as the reference documents.
 func handleApplicationDelete(log *slog.Logger) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, err := decode[struct {
@@ -73,7 +74,7 @@ func handleApplicationDelete(log *slog.Logger) http.Handler {
 			return
 		}
 		if _, err := company(r).DeactivateApplication(r.Context(), body.ClientID); err != nil {
-			writeError(w, r, log, err)
+			writeErrorLookup(w, r, log, err)
 			return
 		}
 		encode(w, http.StatusOK, map[string]any{"success": true})

@@ -50,7 +50,8 @@ func TestApplications(t *testing.T) {
 		r = s.do(t, "GET", "/api/v1/customer", appID, "")
 		mustStatus(t, is, r, http.StatusUnauthorized) // a deleted application's App ID stops working
 		r = s.do(t, "DELETE", "/api/v1/application", s.appID, `{"clientId":"Client_Id_nope"}`)
-		mustStatus(t, is, r, http.StatusNotFound)
+		mustStatus(t, is, r, http.StatusNotFound) // a 404 the reference documents
+		is.Equal(r.errMsg(), "Application not found")
 		r = s.do(t, "DELETE", "/api/v1/application", s.appID, `{}`)
 		mustStatus(t, is, r, http.StatusBadRequest)
 		is.Equal(r.errMsg(), "clientId is required")

@@ -9,6 +9,7 @@ import (
 
 	"github.com/matryer/is"
 
+	"github.com/pixfoundry/payments/brcode"
 	"github.com/pixfoundry/payments/httpadapter"
 )
 
@@ -73,6 +74,21 @@ func TestCharges(t *testing.T) {
 		mustStatus(t, is, r, http.StatusOK)
 		is.Equal(num(r.body, "charge", "discount"), 50) // the wire's name works too
 	})
+	t.Run("CreateLenient", func(t *testing.T) {
+		is := is.New(t)
+		s := newServer(t, httpadapter.Options{}) // its own, so that List below counts the others
+		comment := string([]rune(strings.Repeat("Pedido com entrega expressa às 18h, ", 4))[:140])
+		r := s.do(t, "POST", "/api/v1/charge", s.appID, `{"correlationID":"lenient","value":100,"comment":"`+comment+`",
+			"expiresIn":3600,"expiresDate":"2026-11-29T12:00:00"}`)
+		mustStatus(t, is, r, http.StatusOK)                                    // a 140-character comment, both expiries, no offset
+		is.Equal(str(r.body, "charge", "comment"), comment)                    // the whole comment
+		is.Equal(str(r.body, "charge", "expiresDate"), "2026-11-29T12:00:00Z") // expiresDate wins, read as UTC
+		is.Equal(num(r.body, "charge", "expiresIn"), 7*86400)                  // and expiresIn says so
+		code, err := brcode.Parse(str(r.body, "brCode"))
+		is.NoErr(err)                                                                                   // a valid code
+		is.True(strings.HasPrefix("Pedido com entrega expressa as 18h, Pedido com entrega", code.Info)) // with what fits of the comment
+		is.True(len(code.Info) > 20)
+	})
 	t.Run("ReturnExisting", func(t *testing.T) {
 		is := is.New(t)
 		r := s.do(t, "POST", "/api/v1/charge?return_existing=true", s.appID, `{"correlationID":"order-1","value":1050}`)
@@ -94,8 +110,8 @@ func TestCharges(t *testing.T) {
 			is.Equal(str(r.body, "charge", "correlationID"), "order-1") // by any of its ids
 		}
 		r := s.do(t, "GET", "/api/v1/charge/nope", s.appID, "")
-		mustStatus(t, is, r, http.StatusNotFound)
-		is.Equal(r.errMsg(), "charge not found")
+		mustStatus(t, is, r, http.StatusBadRequest) // failures are 400, as the spec says
+		is.Equal(r.errMsg(), "Charge not found")    // the real API's message
 	})
 	t.Run("List", func(t *testing.T) {
 		is := is.New(t)
@@ -149,6 +165,8 @@ func TestCharges(t *testing.T) {
 			{"BothDiscounts", `{"correlationID":"x","value":100,"type":"OVERDUE","daysForDueDate":1,"discount":{},"discountSettings":{}}`, "give discountSettings or discount, not both"},
 			{"Type", `{"correlationID":"x","value":100,"type":"BOLETO"}`, "type must be DYNAMIC or OVERDUE"},
 			{"ExpiresIn", `{"correlationID":"x","value":100,"expiresIn":60}`, "expiresIn must be between 900"},
+			{"ExpiresDateTooFar", `{"correlationID":"x","value":100,"expiresDate":"2036-11-20T00:00:00"}`, "expiresDate must be at most 10 years"},
+			{"CommentOver140", `{"correlationID":"x","value":100,"comment":"` + strings.Repeat("ã", 141) + `"}`, "comment must have at most 140 characters"},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
 				is := is.New(t)
@@ -167,9 +185,11 @@ func TestCharges(t *testing.T) {
 		mustStatus(t, is, r, http.StatusOK)                                 // a DELETE with the SDK's Content-Type and no body
 		is.Equal(r.body, map[string]any{"status": "OK", "id": "to-delete"}) // {status, id}
 		r = s.do(t, "GET", "/api/v1/charge/to-delete", s.appID, "")
-		mustStatus(t, is, r, http.StatusNotFound) // gone
+		mustStatus(t, is, r, http.StatusBadRequest) // gone
+		is.Equal(r.errMsg(), "Charge not found")
 		r = s.do(t, "DELETE", "/api/v1/charge/to-delete", s.appID, "")
-		mustStatus(t, is, r, http.StatusNotFound)
+		mustStatus(t, is, r, http.StatusBadRequest)
+		is.Equal(r.errMsg(), "Charge not found")
 	})
 }
 
@@ -213,7 +233,8 @@ func TestChargeRefunds(t *testing.T) {
 		mustStatus(t, is, r, http.StatusOK)
 		is.Equal(len(list(r.body, "refunds")), 0)
 		r = s.do(t, "GET", "/api/v1/charge/nope/refund", s.appID, "")
-		mustStatus(t, is, r, http.StatusNotFound)
+		mustStatus(t, is, r, http.StatusBadRequest)
+		is.Equal(r.errMsg(), "Charge not found")
 	})
 	t.Run("Err", func(t *testing.T) {
 		is := is.New(t)
@@ -221,7 +242,8 @@ func TestChargeRefunds(t *testing.T) {
 		mustStatus(t, is, r, http.StatusBadRequest) // not paid
 		is.Equal(r.errMsg(), "charge unpaid is not paid: only a COMPLETED charge can be refunded")
 		r = s.do(t, "POST", "/api/v1/charge/nope/refund", s.appID, `{"correlationID":"r2","value":100}`)
-		mustStatus(t, is, r, http.StatusNotFound)
+		mustStatus(t, is, r, http.StatusBadRequest)
+		is.Equal(r.errMsg(), "Charge not found")
 		r = s.do(t, "POST", "/api/v1/charge/paid/refund", s.appID, `{"correlationID":"r2","value":1.5}`)
 		mustStatus(t, is, r, http.StatusBadRequest)
 		is.True(strings.HasPrefix(r.errMsg(), "value must be a whole number of centavos"))

@@ -74,10 +74,11 @@ func TestCustomers(t *testing.T) {
 	t.Run("ErrNotFound", func(t *testing.T) {
 		is := is.New(t)
 		r := s.do(t, "GET", "/api/v1/customer/nobody", s.appID, "")
-		mustStatus(t, is, r, http.StatusNotFound)
-		is.Equal(r.errMsg(), "customer not found")
+		mustStatus(t, is, r, http.StatusBadRequest) // failures are 400, as the spec says
+		is.Equal(r.errMsg(), "Customer not found")  // the real API's message
 		r = s.do(t, "PATCH", "/api/v1/customer/nobody", s.appID, `{"name":"x"}`)
-		mustStatus(t, is, r, http.StatusNotFound)
+		mustStatus(t, is, r, http.StatusBadRequest)
+		is.Equal(r.errMsg(), "Customer not found")
 	})
 }
 
@@ -109,6 +110,7 @@ func TestCustomers_PathIDs(t *testing.T) {
 	t.Run("PlusIsNotSpace", func(t *testing.T) {
 		is := is.New(t)
 		r := s.do(t, "GET", "/api/v1/customer/ana%20pix@example.com", s.appID, "")
-		is.Equal(r.status, http.StatusNotFound) // "+" and " " are different ids
+		is.Equal(r.status, http.StatusBadRequest) // "+" and " " are different ids
+		is.Equal(r.errMsg(), "Customer not found")
 	})
 }

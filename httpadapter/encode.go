@@ -13,20 +13,21 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/pixfoundry/payments"
 )
 
 // statusOf is the one map from error code to HTTP status.
 //
-// The real API answers nearly every failure with 400; we keep 400 for bad input, taken
-// unique values (the real API answers duplicates with 400) and refused state changes, and
-// use the specific status where it carries meaning: 401, 403, 404 (the real API's own
-// "Account not found" and "Application not found" are 404s; every SDK treats any non-2xx
-// as a failure and reads the error from the body), 501 and 500.
+// Failures are 400, as the spec says: bad input, taken unique values, refused state
+// changes and unknown ids ("Charge not found"). The specific statuses are kept where the
+// real API has them: 401 (App ID), 403 (partner operations), 501 (operations this version
+// does not offer) and 500. 404 is for unknown routes, and for the two lookups whose "not
+// found" the reference documents as 404: account and application (writeErrorLookup).
 var statusOf = map[payments.Code]int{
 	payments.EINVALID:        http.StatusBadRequest,
-	payments.ENOTFOUND:       http.StatusNotFound,
+	payments.ENOTFOUND:       http.StatusBadRequest,
 	payments.ECONFLICT:       http.StatusBadRequest,
 	payments.EUNAUTHORIZED:   http.StatusUnauthorized,
 	payments.EFORBIDDEN:      http.StatusForbidden,
@@ -57,7 +58,23 @@ type errorMessage struct {
 // writeError is the one place an error becomes an HTTP response. Internal errors are
 // logged with their cause and answered with a bare "internal error".
 func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err error) {
-	status, msg := errorStatus(r, log, err)
+	status := statusFor(err)
+	writeErrorBody(w, status, logError(r, log, err, status))
+}
+
+// writeErrorLookup is writeError for the account and application lookups, whose unknown
+// id the real API answers 404 ("Account not found", "Application not found").
+func writeErrorLookup(w http.ResponseWriter, r *http.Request, log *slog.Logger, err error) {
+	status := statusFor(err)
+	if payments.ErrorCode(err) == payments.ENOTFOUND {
+		status = http.StatusNotFound
+	}
+	writeErrorBody(w, status, logError(r, log, err, status))
+}
+
+// writeErrorBody writes the failure body of status: {"error": msg}, with the older
+// "errors" form too on a 401.
+func writeErrorBody(w http.ResponseWriter, status int, msg string) {
 	if status == http.StatusUnauthorized {
 		encode(w, status, unauthorizedBody{Error: msg, Errors: []errorMessage{{Message: msg}}})
 		return
@@ -73,22 +90,36 @@ func handleNotImplemented(log *slog.Logger, msg string) http.Handler {
 	})
 }
 
-// errorStatus is the status and the caller-safe message of err, for writeError and the
-// few routes whose failure body has another shape. Failures of 500 and more are logged
-// with their cause; an internal error's message is a bare "internal error".
+// errorStatus is the status and the caller-safe message of err, for the few routes whose
+// failure body has another shape; it logs the failure as writeError does.
 func errorStatus(r *http.Request, log *slog.Logger, err error) (int, string) {
-	status, ok := statusOf[payments.ErrorCode(err)]
-	if !ok {
-		status = http.StatusInternalServerError
+	status := statusFor(err)
+	return status, logError(r, log, err, status)
+}
+
+// statusFor is the HTTP status of err: statusOf, and 500 for anything it does not list.
+func statusFor(err error) int {
+	if status, ok := statusOf[payments.ErrorCode(err)]; ok {
+		return status
 	}
+	return http.StatusInternalServerError
+}
+
+// logError logs a failure answered with status and returns the message safe to show the
+// caller. Only faults are logged at ERROR: a 500, with its cause (its message to the caller
+// is a bare "internal error"). A request whose context ended (ECANCELED: the client left or
+// its deadline passed) is logged at INFO, expected answers (4xx, 501) at DEBUG.
+func logError(r *http.Request, log *slog.Logger, err error, status int) string {
 	msg := payments.ErrorMessage(err)
-	if status >= 500 {
-		log.Error("request failed", "method", r.Method, "path", r.URL.Path, "status", status, "err", err)
-		if status == http.StatusInternalServerError {
-			msg = "internal error"
-		}
+	level := slog.LevelDebug
+	switch {
+	case status == http.StatusInternalServerError:
+		level, msg = slog.LevelError, "internal error"
+	case payments.ErrorCode(err) == payments.ECANCELED:
+		level = slog.LevelInfo
 	}
-	return status, msg
+	log.Log(r.Context(), level, "request failed", "method", r.Method, "path", r.URL.Path, "status", status, "err", err)
+	return msg
 }
 
 // encode writes v as the JSON body with status. Every value we encode is built by this
@@ -112,9 +143,10 @@ func invalid(field, format string, args ...any) error {
 }
 
 // decode reads the request body as one JSON object into a T. It rejects a Content-Type
-// other than JSON, an empty body, a top level that is not an object ([] included),
-// malformed JSON, trailing data, a body over the size limit (set by New's middleware) and
-// values of the wrong type, naming the field. Unknown fields are ignored: the SDKs send
+// other than JSON, an empty body, invalid UTF-8 (which encoding/json would silently turn
+// into U+FFFD, so that two different ids would become one), a top level that is not an
+// object ([] included), malformed JSON, trailing data, a body over the size limit (set by
+// New's middleware) and values of the wrong type, naming the field. Unknown fields are ignored: the SDKs send
 // extras. Every error is EINVALID, answered 400.
 func decode[T any](r *http.Request) (T, error) {
 	var v T
@@ -135,6 +167,8 @@ func decode[T any](r *http.Request) (T, error) {
 	switch {
 	case len(body) == 0:
 		return v, invalid("", "request body is required")
+	case !utf8.Valid(body):
+		return v, invalid("", "request body is not valid UTF-8")
 	case body[0] != '{':
 		return v, invalid("", "request body must be a JSON object")
 	}

@@ -16,9 +16,11 @@ package httpadapter
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"runtime/debug"
 	"strings"
 
@@ -27,6 +29,10 @@ import (
 
 // DefaultMaxBodyBytes is the largest request body accepted when Options.MaxBodyBytes is 0.
 const DefaultMaxBodyBytes = 1 << 20
+
+// DefaultMaxHeaderBytes is the largest request header accepted when Options.MaxHeaderBytes
+// is 0.
+const DefaultMaxHeaderBytes = 64 << 10
 
 // Options configure the handler. The zero value works.
 type Options struct {
@@ -39,6 +45,11 @@ type Options struct {
 	// MaxBodyBytes caps request bodies; default DefaultMaxBodyBytes. A larger body is
 	// answered 400 {"error":"request body too large (limit N bytes)"}.
 	MaxBodyBytes int64
+	// MaxHeaderBytes caps the request line and headers, counted as sent; default
+	// DefaultMaxHeaderBytes. Larger ones are answered 431 {"error": ...} in JSON. It must be
+	// below the http.Server's own MaxHeaderBytes (default 1 MiB): above that limit
+	// net/http answers 431 itself, in plain text, before any handler runs.
+	MaxHeaderBytes int
 	// BaseURL is the public base URL of this server (e.g. "https://pix.example.com"). The
 	// links in returned records (qrCodeImage, paymentLinkUrl) are made by the Service from
 	// payments.Options.PublicURL: give both the same value.
@@ -59,14 +70,20 @@ func newHandler(svc *payments.Service, opts Options, extra func(*http.ServeMux))
 	if opts.MaxBodyBytes <= 0 {
 		opts.MaxBodyBytes = DefaultMaxBodyBytes
 	}
+	if opts.MaxHeaderBytes <= 0 {
+		opts.MaxHeaderBytes = DefaultMaxHeaderBytes
+	}
 	opts.BaseURL = strings.TrimRight(opts.BaseURL, "/")
 	mux := http.NewServeMux()
-	addRoutes(mux, svc, opts)
+	apiPatterns, rootPatterns := addRoutes(mux, svc, opts)
 	if extra != nil {
 		extra(mux)
 	}
 	var h http.Handler = jsonMuxErrors(mux)
+	h = allowMethods(allowedMethods(svc.Vendor(), apiPatterns, rootPatterns), h)
+	h = checkQuery(h)
 	h = limitBody(opts.MaxBodyBytes, h)
+	h = limitHeaders(opts.MaxHeaderBytes, h)
 	h = recoverPanics(opts.Logger, h)
 	return h
 }
@@ -100,6 +117,65 @@ func company(r *http.Request) *payments.Service {
 		panic("httpadapter: " + r.Pattern + " is not behind requireAuth")
 	}
 	return co
+}
+
+// limitHeaders answers 431 {"error"} when the request line and headers, counted as sent
+// (name, ": ", value and CRLF for each), take more than max bytes.
+func limitHeaders(max int, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n := len(r.Method) + len(r.RequestURI) + len(r.Proto) + 4 + len("Host: ") + len(r.Host) + 2
+		for name, values := range r.Header {
+			for _, v := range values {
+				n += len(name) + len(v) + 4
+			}
+		}
+		if n > max {
+			w.Header().Set("Connection", "close")
+			encode(w, http.StatusRequestHeaderFieldsTooLarge, errorBody{Error: fmt.Sprintf("request header fields too large (limit %d bytes)", max)})
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// checkQuery answers 400 {"error"} for a query string that does not parse (a bad
+// percent-encoding, a ";" separator), which r.URL.Query would silently cut short, dropping
+// the filter it carried.
+func checkQuery(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if q := r.URL.RawQuery; q != "" {
+			if _, err := url.ParseQuery(q); err != nil {
+				encode(w, http.StatusBadRequest, errorBody{Error: "the query string is malformed: " + err.Error()})
+				return
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// allowMethods answers 405 {"error":"method not allowed"}, with the Allow header, a method
+// other than allow[path] on a path that is a route of its own (no wildcard). Without it, a
+// wildcard route of that method would take the path for an id: GET
+// /subaccount/transfer would look up a subaccount whose Pix key is "transfer".
+func allowMethods(allow map[string]string, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if methods, ok := allow[r.URL.Path]; ok && !allows(methods, r.Method) {
+			w.Header().Set("Allow", methods)
+			encode(w, http.StatusMethodNotAllowed, errorBody{Error: "method not allowed"})
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// allows reports whether the Allow header value methods lists method.
+func allows(methods, method string) bool {
+	for m := range strings.SplitSeq(methods, ", ") {
+		if m == method {
+			return true
+		}
+	}
+	return false
 }
 
 // limitBody caps the request body at max bytes; decode reports the excess.

@@ -1,10 +1,16 @@
 package httpadapter_test
 
 import (
+	"context"
 	"encoding/base64"
+	"io"
+	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/matryer/is"
 
@@ -186,4 +192,210 @@ func TestInternalError(t *testing.T) {
 	mustStatus(t, is, r, http.StatusInternalServerError)
 	is.Equal(r.raw, "{\"error\":\"internal error\"}\n")                // no detail for the caller
 	is.True(strings.Contains(s.logs.String(), "memory store: closed")) // the cause goes to the log
+}
+
+// TestInvalidUTF8Body: encoding/json would turn invalid UTF-8 into U+FFFD, so that two
+// different correlationIDs ("a\xff" and "a\xfe") became the same one. It is refused.
+func TestInvalidUTF8Body(t *testing.T) {
+	s := newServer(t, httpadapter.Options{})
+	for _, body := range []string{
+		"{\"correlationID\":\"dup\xff\",\"value\":100}",
+		"{\"correlationID\":\"dup\xfe\",\"value\":100}",
+		"{\"correlationID\":\"ok\",\"value\":100,\"comment\":\"\xc3\"}", // a cut multi-byte sequence
+	} {
+		is := is.New(t)
+		r := s.do(t, "POST", "/api/v1/charge", s.appID, body)
+		mustStatus(t, is, r, http.StatusBadRequest)
+		is.Equal(r.errMsg(), "request body is not valid UTF-8")
+	}
+	is := is.New(t)
+	_, page, err := s.svc.ListCharges(ctx, payments.ChargeFilter{})
+	is.NoErr(err)
+	is.Equal(page.TotalCount, 0) // nothing was created
+	r := s.do(t, "POST", "/api/v1/charge", s.appID, `{"correlationID":"dupé","value":100}`)
+	mustStatus(t, is, r, http.StatusOK) // valid UTF-8 is fine
+	is.Equal(str(r.body, "charge", "correlationID"), "dupé")
+}
+
+// TestMethodNotAllowed: a known path with another method is 405 with Allow, also where a
+// wildcard route of that method would otherwise take the path for an id.
+func TestMethodNotAllowed(t *testing.T) {
+	s := newServer(t, httpadapter.Options{})
+	for _, tc := range []struct{ method, path, allow string }{
+		{"GET", "/api/v1/subaccount/transfer", "POST"},         // not the subaccount with Pix key "transfer"
+		{"DELETE", "/api/v1/subaccount/transfer", "POST"},      // nor deleting it
+		{"GET", "/api/openpix/v1/subaccount/transfer", "POST"}, // under the legacy prefix too
+		{"GET", "/api/v1/payment/approve", "POST"},             // not the payment "approve"
+		{"DELETE", "/api/v1/webhook/events", "GET, HEAD"},      // not the webhook "events"
+		{"PUT", "/api/v1/charge", "GET, HEAD, POST"},
+		{"DELETE", "/api/v1/customer", "GET, HEAD, POST"},
+		{"GET", "/api/v1/decode/emv", "POST"},
+		{"POST", "/health", "GET, HEAD"},
+		{"PUT", "/api/v1/charge/x", "DELETE, GET, HEAD, PATCH"}, // the mux's own 405, in JSON
+	} {
+		t.Run(tc.method+" "+tc.path, func(t *testing.T) {
+			is := is.New(t)
+			r := s.do(t, tc.method, tc.path, s.appID, "")
+			mustStatus(t, is, r, http.StatusMethodNotAllowed)
+			is.Equal(r.body, map[string]any{"error": "method not allowed"}) // JSON, nothing else
+			is.Equal(r.header.Get("Allow"), tc.allow)                       // the methods the path has
+		})
+	}
+	is := is.New(t)
+	r := s.do(t, "HEAD", "/api/v1/customer", s.appID, "")
+	mustStatus(t, is, r, http.StatusOK) // HEAD goes with GET
+}
+
+// TestMalformedRequests: what the handler sees of a malformed request is answered in JSON.
+func TestMalformedRequests(t *testing.T) {
+	s := newServer(t, httpadapter.Options{MaxHeaderBytes: 2048})
+	t.Run("BadQueryEscape", func(t *testing.T) {
+		is := is.New(t)
+		r := s.do(t, "GET", "/api/v1/transaction?charge=%zz", s.appID, "")
+		mustStatus(t, is, r, http.StatusBadRequest) // not the whole list, as if there were no filter
+		is.Equal(r.errMsg(), `the query string is malformed: invalid URL escape "%zz"`)
+	})
+	t.Run("QuerySemicolon", func(t *testing.T) {
+		is := is.New(t)
+		r := s.do(t, "GET", "/api/v1/charge?status=ACTIVE;limit=1", s.appID, "")
+		mustStatus(t, is, r, http.StatusBadRequest)
+		is.True(strings.HasPrefix(r.errMsg(), "the query string is malformed"))
+	})
+	t.Run("HeadersTooLarge", func(t *testing.T) {
+		is := is.New(t)
+		r := s.do(t, "GET", "/api/v1/customer", s.appID, "", "X-Big", strings.Repeat("a", 2048))
+		mustStatus(t, is, r, http.StatusRequestHeaderFieldsTooLarge)
+		is.Equal(r.errMsg(), "request header fields too large (limit 2048 bytes)")
+		r = s.do(t, "GET", "/api/v1/customer", s.appID, "", "X-Big", strings.Repeat("a", 1500))
+		mustStatus(t, is, r, http.StatusOK) // under the limit
+	})
+	t.Run("AsteriskTarget", func(t *testing.T) {
+		is := is.New(t)
+		req := httptest.NewRequest("OPTIONS", "/", nil)
+		req.RequestURI = "*" // "OPTIONS * HTTP/1.1": the mux answers 400 with no body
+		w := httptest.NewRecorder()
+		s.h.ServeHTTP(w, req)
+		is.Equal(w.Code, http.StatusBadRequest)
+		is.Equal(w.Body.String(), "{\"error\":\"bad request\"}\n") // in JSON
+	})
+}
+
+// TestNotOffered: operations of the real API this version does not offer answer 501
+// {"error"} at their real method and path, behind auth, not the 404 of an unknown route.
+func TestNotOffered(t *testing.T) {
+	s := newServer(t, httpadapter.Options{})
+	for _, tc := range []struct{ method, path, want string }{
+		{"POST", "/api/v1/payment", "outgoing payments are not offered in this version"},
+		{"POST", "/api/v1/payment/approve", "outgoing payments are not offered in this version"},
+		{"GET", "/api/v1/payment", "outgoing payments are not offered in this version"},
+		{"GET", "/api/v1/payment/pay-1", "outgoing payments are not offered in this version"},
+		{"POST", "/api/v1/subscriptions", "subscriptions are not offered in this version"},
+		{"GET", "/api/v1/subscriptions/sub-1", "subscriptions are not offered in this version"},
+		{"PUT", "/api/v1/subscriptions/sub-1/cancel", "subscriptions are not offered in this version"},
+		{"GET", "/api/v1/installments/i-1", "subscriptions are not offered in this version"},
+		{"POST", "/api/v1/webhook", "webhooks are not offered in this version"},
+		{"GET", "/api/v1/webhook?url=x", "webhooks are not offered in this version"},
+		{"DELETE", "/api/v1/webhook/w-1", "webhooks are not offered in this version"},
+		{"GET", "/api/v1/webhook/events", "webhooks are not offered in this version"},
+		{"GET", "/api/v1/webhook/public-keys", "webhooks are not offered in this version"},
+		{"POST", "/api/v1/transfer", "transfers between accounts are not offered in this version"},
+		{"PATCH", "/api/v1/charge/c-1", "changing a charge's expiry is not offered in this version"},
+		{"POST", "/api/v1/subaccount/k@example.com/credit", "subaccount credits are not offered in this version"},
+		{"GET", "/api/v1/subaccount/k@example.com/statement", "subaccount statements are not offered in this version"},
+		{"DELETE", "/api/openpix/v1/subaccount/k@example.com", "deleting subaccounts is not offered in this version"},
+	} {
+		t.Run(tc.method+" "+tc.path, func(t *testing.T) {
+			is := is.New(t)
+			body := ""
+			if tc.method == "POST" || tc.method == "PUT" || tc.method == "PATCH" {
+				body = `{"value":1}`
+			}
+			r := s.do(t, tc.method, tc.path, s.appID, body)
+			mustStatus(t, is, r, http.StatusNotImplemented)
+			is.Equal(r.body, map[string]any{"error": tc.want}) // said plainly, in the usual body
+			r = s.do(t, tc.method, tc.path, "", body)
+			mustStatus(t, is, r, http.StatusUnauthorized) // behind auth like every API route
+		})
+	}
+}
+
+// levelRecorder is a slog handler that keeps the level and message of every record.
+type levelRecorder struct {
+	mu      sync.Mutex
+	records []string // "LEVEL message status=N"
+}
+
+func (h *levelRecorder) Enabled(context.Context, slog.Level) bool { return true }
+func (h *levelRecorder) WithAttrs([]slog.Attr) slog.Handler       { return h }
+func (h *levelRecorder) WithGroup(string) slog.Handler            { return h }
+func (h *levelRecorder) Handle(_ context.Context, r slog.Record) error {
+	status := ""
+	r.Attrs(func(a slog.Attr) bool {
+		if a.Key == "status" {
+			status = " status=" + a.Value.String()
+		}
+		return true
+	})
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.records = append(h.records, r.Level.String()+" "+r.Message+status)
+	return nil
+}
+
+func (h *levelRecorder) take() []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	out := h.records
+	h.records = nil
+	return out
+}
+
+// TestErrorLogLevels: ERROR is for faults. Expected answers (4xx, 501) are logged at DEBUG,
+// a request whose context ended (the client left, or its deadline passed) at INFO and
+// answered 503, not as an internal error; a 500 at ERROR.
+func TestErrorLogLevels(t *testing.T) {
+	rec := &levelRecorder{}
+	s := newServer(t, httpadapter.Options{Logger: slog.New(rec)})
+	canceled, cancel := context.WithCancel(ctx)
+	cancel()
+	expired, cancel2 := context.WithDeadline(ctx, time.Unix(0, 0))
+	defer cancel2()
+	for _, tc := range []struct {
+		name, method, path, appID, body string
+		ctx                             context.Context
+		status                          int
+		want                            string
+	}{
+		{"BadInput", "POST", "/api/v1/charge", s.appID, `{"value":1}`, ctx, 400, "DEBUG request failed status=400"},
+		{"NotFound", "GET", "/api/v1/charge/nope", s.appID, "", ctx, 400, "DEBUG request failed status=400"},
+		{"AccountNotFound", "GET", "/api/v1/account/nope", s.appID, "", ctx, 404, "DEBUG request failed status=404"},
+		{"Unauthorized", "GET", "/api/v1/charge", "", "", ctx, 401, "DEBUG request failed status=401"},
+		{"NotOffered", "POST", "/api/v1/payment", s.appID, `{}`, ctx, 501, "DEBUG request failed status=501"},
+		{"Canceled", "GET", "/api/v1/charge", s.appID, "", canceled, 503, "INFO request failed status=503"},
+		{"DeadlineExceeded", "GET", "/api/v1/charge", s.appID, "", expired, 503, "INFO request failed status=503"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			is := is.New(t)
+			var body io.Reader
+			if tc.body != "" {
+				body = strings.NewReader(tc.body)
+			}
+			r := httptest.NewRequestWithContext(tc.ctx, tc.method, tc.path, body)
+			if tc.appID != "" {
+				r.Header.Set("Authorization", tc.appID)
+			}
+			w := httptest.NewRecorder()
+			s.h.ServeHTTP(w, r)
+			is.Equal(w.Code, tc.status)                                   // the expected answer
+			is.Equal(rec.take(), []string{tc.want})                       // logged once, below ERROR
+			is.True(!strings.Contains(w.Body.String(), "internal error")) // and not called one
+		})
+	}
+	t.Run("Internal", func(t *testing.T) {
+		is := is.New(t)
+		s.store.Close() // every transaction now fails
+		r := s.do(t, "GET", "/api/v1/customer", s.appID, "")
+		mustStatus(t, is, r, http.StatusInternalServerError)
+		is.Equal(rec.take(), []string{"ERROR request failed status=500"}) // a fault is an ERROR
+	})
 }

@@ -30,8 +30,7 @@ func qrSize(r *http.Request) (int, error) {
 }
 
 // handleQRImagePublic: GET /<vendor>/charge/brcode/image/{file}?size, file =
-// "<paymentLinkID>.png" → 200 image/png; 400 {error} for a bad size, 404 {error} for an
-// unknown link.
+// "<paymentLinkID>.png" → 200 image/png; 400 {error} for a bad size or an unknown link.
 //
 // It is public, like the real API's: the qrCodeImage URLs a charge and a static QR code
 // carry point here, and browsers load them without credentials. The image holds only the
@@ -71,7 +70,7 @@ type imageBase64Body struct {
 // handleQRImageBase64: GET /api/image/qrcode/base64/{id}?size (id = a charge's id,
 // correlationID or paymentLinkID, or a static QR code's) → 200 {success:true,
 // imageBase64:"data:image/png;base64,..."}; failures {success:false, error} with the
-// status of the error (400 bad size, 404 unknown id).
+// status of the error (400 for a bad size or an unknown id).
 func handleQRImageBase64(log *slog.Logger) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		fail := func(err error) {

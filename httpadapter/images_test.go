@@ -63,8 +63,8 @@ func TestQRImagePublic(t *testing.T) {
 			{"SizeTooLarge", link + "?size=4097", http.StatusBadRequest, "size must be a whole number from 600 to 4096"},
 			{"SizeZero", link + "?size=0", http.StatusBadRequest, "size must be a whole number from 600 to 4096"},
 			{"SizeNotANumber", link + "?size=big", http.StatusBadRequest, "size must be a whole number from 600 to 4096"},
-			{"UnknownLink", "/openpix/charge/brcode/image/00000000-0000-4000-8000-000000000000.png", http.StatusNotFound, "QR code not found"},
-			{"CorrelationIDIsNoLink", "/openpix/charge/brcode/image/img.png", http.StatusNotFound, "QR code not found"},
+			{"UnknownLink", "/openpix/charge/brcode/image/00000000-0000-4000-8000-000000000000.png", http.StatusBadRequest, "QR code not found"},
+			{"CorrelationIDIsNoLink", "/openpix/charge/brcode/image/img.png", http.StatusBadRequest, "QR code not found"},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
 				is := is.New(t)
@@ -77,7 +77,7 @@ func TestQRImagePublic(t *testing.T) {
 	t.Run("Deleted", func(t *testing.T) {
 		is := is.New(t)
 		mustStatus(t, is, s.do(t, "DELETE", "/api/v1/charge/img", s.appID, ""), http.StatusOK)
-		mustStatus(t, is, s.do(t, "GET", str(c, "qrCodeImage"), "", ""), http.StatusNotFound) // gone with its charge
+		mustStatus(t, is, s.do(t, "GET", str(c, "qrCodeImage"), "", ""), http.StatusBadRequest) // gone with its charge
 	})
 }
 
@@ -106,13 +106,14 @@ func TestQRImageBase64(t *testing.T) {
 		mustStatus(t, is, r, http.StatusBadRequest)
 		is.Equal(r.body, map[string]any{"success": false, "error": "size must be a whole number from 600 to 4096"})
 		r = s.do(t, "GET", "/api/image/qrcode/base64/nope", s.appID, "")
-		mustStatus(t, is, r, http.StatusNotFound)
+		mustStatus(t, is, r, http.StatusBadRequest)
 		is.Equal(r.body["success"], false)
 		r = s.do(t, "GET", "/api/image/qrcode/base64/img", "", "")
 		mustStatus(t, is, r, http.StatusUnauthorized) // needs an App ID
 		other := s.newCompany(t, "Outra Loja", "11222333000181")
 		r = s.do(t, "GET", "/api/image/qrcode/base64/img", other, "")
-		mustStatus(t, is, r, http.StatusNotFound) // and only finds the caller's own
+		mustStatus(t, is, r, http.StatusBadRequest) // and only finds the caller's own
+		is.True(strings.HasSuffix(r.errMsg(), "not found"))
 	})
 }
 

@@ -2,6 +2,7 @@ package httpadapter_test
 
 import (
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/matryer/is"
@@ -56,7 +57,12 @@ func TestCompanyIsolation(t *testing.T) {
 			t.Run(path, func(t *testing.T) {
 				is := is.New(t)
 				r := s.do(t, "GET", path, second, "")
-				mustStatus(t, is, r, http.StatusNotFound) // as if it did not exist
+				want := http.StatusBadRequest // as if it did not exist: "... not found"
+				if strings.HasPrefix(path, "/api/v1/account/") {
+					want = http.StatusNotFound // the one lookup the reference documents as 404
+				}
+				mustStatus(t, is, r, want)
+				is.True(strings.Contains(r.errMsg(), "not found")) // and says so
 			})
 		}
 	})
@@ -104,7 +110,8 @@ func TestCompanyIsolation(t *testing.T) {
 			t.Run(tc.method+" "+tc.path, func(t *testing.T) {
 				is := is.New(t)
 				r := s.do(t, tc.method, tc.path, second, tc.body)
-				mustStatus(t, is, r, http.StatusNotFound)
+				mustStatus(t, is, r, http.StatusBadRequest)        // as if it did not exist
+				is.True(strings.Contains(r.errMsg(), "not found")) // and says so
 			})
 		}
 	})

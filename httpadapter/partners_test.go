@@ -49,8 +49,8 @@ func TestPartner(t *testing.T) {
 		is.Equal(get(pr, "account"), map[string]any{}) // no application yet
 
 		r = s.do(t, "GET", "/api/v1/partner/company/52998224725", s.appID, "")
-		mustStatus(t, is, r, http.StatusNotFound)
-		is.Equal(r.errMsg(), "pre-registration not found")
+		mustStatus(t, is, r, http.StatusBadRequest)
+		is.Equal(r.errMsg(), "Pre-registration not found")
 	})
 	t.Run("ListPreRegistrations", func(t *testing.T) {
 		is := is.New(t)
@@ -94,12 +94,14 @@ func TestPartner(t *testing.T) {
 		is.Equal(len(list(r.body, "customers")), 0)
 		is.Equal(num(r.body, "pageInfo", "totalCount"), 0) // and sees no customers
 		r = s.do(t, "GET", "/api/v1/customer/partner-customer", companyAppID, "")
-		mustStatus(t, is, r, http.StatusNotFound) // not the partner's
+		mustStatus(t, is, r, http.StatusBadRequest) // not the partner's
+		is.Equal(r.errMsg(), "Customer not found")
 
 		r = s.do(t, "POST", "/api/v1/customer", companyAppID, `{"name":"Own","email":"own@example.com","correlationID":"own"}`)
 		mustStatus(t, is, r, http.StatusOK)
 		r = s.do(t, "GET", "/api/v1/customer/own", s.appID, "")
-		mustStatus(t, is, r, http.StatusNotFound) // and the partner does not see the new company's
+		mustStatus(t, is, r, http.StatusBadRequest) // and the partner does not see the new company's
+		is.Equal(r.errMsg(), "Customer not found")
 	})
 	t.Run("ErrForbidden", func(t *testing.T) {
 		is := is.New(t)
@@ -136,6 +138,7 @@ func TestPartner(t *testing.T) {
 	t.Run("ErrAppNotPreRegistered", func(t *testing.T) {
 		is := is.New(t)
 		r := s.do(t, "POST", "/api/v1/partner/application", s.appID, `{"application":{"name":"x","type":"API"},"taxID":{"taxID":"52998224725","type":"BR:CPF"}}`)
-		mustStatus(t, is, r, http.StatusNotFound) // only for companies the caller pre-registered
+		mustStatus(t, is, r, http.StatusBadRequest) // only for companies the caller pre-registered
+		is.Equal(r.errMsg(), "Pre-registration not found")
 	})
 }

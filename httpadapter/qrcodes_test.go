@@ -41,7 +41,7 @@ func TestPixQRCodes(t *testing.T) {
 			is.Equal(keys(r.body), []string{"pixQrCode"})
 			is.Equal(str(r.body, "pixQrCode", "correlationID"), "qr-1")
 		}
-		mustStatus(t, is, s.do(t, "GET", "/api/v1/qrcode-static/nope", s.appID, ""), http.StatusNotFound)
+		mustStatus(t, is, s.do(t, "GET", "/api/v1/qrcode-static/nope", s.appID, ""), http.StatusBadRequest)
 	})
 	t.Run("List", func(t *testing.T) {
 		is := is.New(t)
@@ -76,7 +76,9 @@ func TestPixQRCodes(t *testing.T) {
 		r := s.do(t, "DELETE", "/api/v1/qrcode-static/qr-1", s.appID, "")
 		mustStatus(t, is, r, http.StatusOK)
 		is.Equal(r.body, map[string]any{"status": "OK", "id": "qr-1"})
-		mustStatus(t, is, s.do(t, "GET", "/api/v1/qrcode-static/qr-1", s.appID, ""), http.StatusNotFound)
-		mustStatus(t, is, s.do(t, "DELETE", "/api/v1/qrcode-static/qr-1", s.appID, ""), http.StatusNotFound)
+		mustStatus(t, is, s.do(t, "GET", "/api/v1/qrcode-static/qr-1", s.appID, ""), http.StatusBadRequest)
+		r = s.do(t, "DELETE", "/api/v1/qrcode-static/qr-1", s.appID, "")
+		mustStatus(t, is, r, http.StatusBadRequest)
+		is.Equal(r.errMsg(), "Pix QR code not found")
 	})
 }

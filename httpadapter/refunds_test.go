@@ -45,7 +45,9 @@ func TestRefunds(t *testing.T) {
 			is.Equal(str(r.body, "pixTransactionRefund", "status"), "CONFIRMED")
 			is.True(str(r.body, "pixTransactionRefund", "returnIdentification") != "") // the refund's own Pix id
 		}
-		mustStatus(t, is, s.do(t, "GET", "/api/v1/refund/nope", s.appID, ""), http.StatusNotFound)
+		r := s.do(t, "GET", "/api/v1/refund/nope", s.appID, "")
+		mustStatus(t, is, r, http.StatusBadRequest)
+		is.Equal(r.errMsg(), "Refund not found")
 	})
 	t.Run("List", func(t *testing.T) {
 		is := is.New(t)
@@ -62,7 +64,7 @@ func TestRefunds(t *testing.T) {
 			status     int
 			want       string
 		}{
-			{"UnknownTransaction", `{"value":1,"transactionEndToEndId":"E000","correlationID":"r9"}`, http.StatusNotFound, "transaction E000 not found"},
+			{"UnknownTransaction", `{"value":1,"transactionEndToEndId":"E000","correlationID":"r9"}`, http.StatusBadRequest, "Transaction E000 not found"},
 			{"NoTransaction", `{"value":1,"correlationID":"r9"}`, http.StatusBadRequest, "transactionEndToEndId is required"},
 			{"FloatValue", `{"value":1.25,"transactionEndToEndId":"` + e2e + `","correlationID":"r9"}`, http.StatusBadRequest, "value must be a whole number of centavos"},
 			{"TooMuch", `{"value":10000,"transactionEndToEndId":"` + e2e + `","correlationID":"r9"}`, http.StatusBadRequest, "value 10000 is more than the 9500 that remains"},

@@ -2,6 +2,7 @@ package httpadapter
 
 import (
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/pixfoundry/payments"
@@ -11,13 +12,21 @@ import (
 // under /api/v1 and the legacy /api/<vendor>/v1; the few routes outside those prefixes go
 // through root. auth marks the routes that need an App ID: every one but /health and the
 // public QR image. It returns the patterns it registered, for the test that checks each
-// one refuses a request without an App ID.
+// one refuses a request without an App ID, and for allowMethods.
+//
+// Operations of the real API this version does not offer yet are registered at their real
+// method and path, behind auth, answering 501 {"error":"... not offered in this version"}
+// (notOffered): a later version replaces the handler, and a client meanwhile learns the
+// operation exists but is not available, rather than a 404 for a route it knows is there.
 func addRoutes(mux *http.ServeMux, svc *payments.Service, opts Options) (apiPatterns, rootPatterns []string) {
 	log := opts.Logger
 	auth := requireAuth(svc, log)
 	api := apiRoutes(mux, svc.Vendor(), &apiPatterns)
 	root := rootRoutes(mux, &rootPatterns)
 	vendor := "/" + svc.Vendor()
+	notOffered := func(what string) http.Handler {
+		return auth(handleNotImplemented(log, what+" not offered in this version"))
+	}
 
 	root("GET /health", handleHealth())
 
@@ -34,6 +43,7 @@ func addRoutes(mux *http.ServeMux, svc *payments.Service, opts Options) (apiPatt
 	api("DELETE /charge/{id}", auth(handleChargeDelete(log)))
 	api("POST /charge/{id}/refund", auth(handleChargeRefundCreate(log)))
 	api("GET /charge/{id}/refund", auth(handleChargeRefundList(log)))
+	api("PATCH /charge/{id}", notOffered("changing a charge's expiry is"))
 
 	// Static QR codes. {id} is an id, correlationID, identifier or paymentLinkID.
 	api("POST /qrcode-static", auth(handlePixQRCodeCreate(log)))
@@ -60,16 +70,49 @@ func addRoutes(mux *http.ServeMux, svc *payments.Service, opts Options) (apiPatt
 	api("GET /account", auth(handleAccountList(log)))
 	api("GET /account/{$}", auth(handleAccountList(log)))
 	api("GET /account/{accountId}", auth(handleAccountGet(log)))
-	api("POST /account/{accountId}", auth(handleNotImplemented(log, msgNoAccountWithdrawals)))
-	api("POST /account/{accountId}/withdraw", auth(handleNotImplemented(log, msgNoAccountWithdrawals)))
+	api("POST /account/{accountId}", notOffered("account withdrawals are"))
+	api("POST /account/{accountId}/withdraw", notOffered("account withdrawals are"))
+	api("POST /account", notOffered("creating accounts is"))
+	api("DELETE /account/{accountId}", notOffered("closing accounts is"))
 
 	// Subaccounts. {id} is the subaccount's Pix key.
 	api("POST /subaccount", auth(handleSubaccountCreate(log)))
 	api("GET /subaccount", auth(handleSubaccountList(log)))
 	api("GET /subaccount/{id}", auth(handleSubaccountGet(log)))
 	api("POST /subaccount/transfer", auth(handleSubaccountTransfer(log)))
-	api("POST /subaccount/{id}/withdraw", auth(handleNotImplemented(log, msgNoSubaccountWithdrawals)))
-	api("POST /subaccount/{id}/debit", auth(handleNotImplemented(log, msgNoSubaccountDebits)))
+	api("POST /subaccount/{id}/withdraw", notOffered("subaccount withdrawals are"))
+	api("POST /subaccount/{id}/debit", notOffered("subaccount debits are"))
+	api("POST /subaccount/{id}/credit", notOffered("subaccount credits are"))
+	api("DELETE /subaccount/{id}", notOffered("deleting subaccounts is"))
+	api("GET /subaccount/{id}/statement", notOffered("subaccount statements are"))
+
+	// Transfers between the company's accounts: not offered yet.
+	api("POST /transfer", notOffered("transfers between accounts are"))
+
+	// Outgoing payments (request, then approve): not offered yet. {id} is an id or
+	// correlationID.
+	api("POST /payment", notOffered("outgoing payments are"))
+	api("POST /payment/approve", notOffered("outgoing payments are"))
+	api("GET /payment", notOffered("outgoing payments are"))
+	api("GET /payment/{id}", notOffered("outgoing payments are"))
+
+	// Subscriptions: not offered yet. {id} is a globalID or correlationID.
+	api("POST /subscriptions", notOffered("subscriptions are"))
+	api("GET /subscriptions", notOffered("subscriptions are"))
+	api("GET /subscriptions/{id}", notOffered("subscriptions are"))
+	api("PUT /subscriptions/{id}/cancel", notOffered("subscriptions are"))
+	api("PUT /subscriptions/{id}/value", notOffered("subscriptions are"))
+	api("GET /subscriptions/{id}/installments", notOffered("subscriptions are"))
+	api("GET /installments/{id}", notOffered("subscriptions are"))
+
+	// Webhooks: not offered yet. (The real public-keys route needs no App ID; it stays
+	// behind auth until webhooks are offered.)
+	api("POST /webhook", notOffered("webhooks are"))
+	api("GET /webhook", notOffered("webhooks are"))
+	api("DELETE /webhook/{id}", notOffered("webhooks are"))
+	api("GET /webhook/events", notOffered("webhooks are"))
+	api("GET /webhook/ips", notOffered("webhooks are"))
+	api("GET /webhook/public-keys", notOffered("webhooks are"))
 
 	// Exclusive (fidelity) cashback.
 	api("POST /cashback-fidelity", auth(handleCashbackCreate(log)))
@@ -84,6 +127,7 @@ func addRoutes(mux *http.ServeMux, svc *payments.Service, opts Options) (apiPatt
 	api("GET /partner/company", auth(handlePreRegistrationList(log)))
 	api("GET /partner/company/{taxID}", auth(handlePreRegistrationGet(log)))
 	api("POST /partner/application", auth(handlePartnerApplicationCreate(log)))
+	api("GET /partner/affiliate", notOffered("partner affiliates are"))
 
 	// Sandbox: simulated payments, for the caller's company; absent in production.
 	if opts.Sandbox {
@@ -104,7 +148,7 @@ func rootRoutes(mux *http.ServeMux, registered *[]string) func(pattern string, h
 // apiRoutes returns a function that registers "METHOD /path" at /api/v1/path and at the
 // legacy /api/<vendor>/v1/path, and appends the pattern to *registered.
 func apiRoutes(mux *http.ServeMux, vendor string, registered *[]string) func(pattern string, h http.Handler) {
-	prefixes := []string{"/api/v1", "/api/" + vendor + "/v1"}
+	prefixes := apiPrefixes(vendor)
 	return func(pattern string, h http.Handler) {
 		method, path, ok := strings.Cut(pattern, " ")
 		if !ok || !strings.HasPrefix(path, "/") {
@@ -116,3 +160,39 @@ func apiRoutes(mux *http.ServeMux, vendor string, registered *[]string) func(pat
 		*registered = append(*registered, pattern)
 	}
 }
+
+// allowedMethods maps each literal path of patterns (one without wildcards) to the value
+// of the Allow header for it: its methods, sorted, HEAD with GET. apiPatterns are served
+// under both API prefixes (see apiRoutes).
+func allowedMethods(vendor string, apiPatterns, rootPatterns []string) map[string]string {
+	methods := map[string][]string{}
+	add := func(pattern string, prefixes ...string) {
+		method, path, _ := strings.Cut(pattern, " ")
+		path = strings.TrimSuffix(path, "{$}")
+		if strings.Contains(path, "{") {
+			return
+		}
+		for _, prefix := range prefixes {
+			methods[prefix+path] = append(methods[prefix+path], method)
+			if method == http.MethodGet {
+				methods[prefix+path] = append(methods[prefix+path], http.MethodHead)
+			}
+		}
+	}
+	for _, p := range apiPatterns {
+		add(p, apiPrefixes(vendor)...)
+	}
+	for _, p := range rootPatterns {
+		add(p, "")
+	}
+	allow := make(map[string]string, len(methods))
+	for path, ms := range methods {
+		slices.Sort(ms)
+		allow[path] = strings.Join(slices.Compact(ms), ", ")
+	}
+	return allow
+}
+
+// apiPrefixes are the prefixes every API route is served under: /api/v1 and the legacy
+// /api/<vendor>/v1.
+func apiPrefixes(vendor string) []string { return []string{"/api/v1", "/api/" + vendor + "/v1"} }

@@ -208,3 +208,55 @@ func TestRoutes_Junk(t *testing.T) {
 	}
 	t.Logf("%d requests", n)
 }
+
+// TestRoutes_LiteralPathsKeepTheirMethods sends every method to every route path without
+// a wildcard (under both API prefixes): a method the path is not registered with answers
+// 405 with the path's methods in Allow, before auth, as the mux does on other paths. None
+// may fall through to a wildcard route of that method, which would read the path's last
+// segment as an id (GET /subaccount/transfer as the subaccount "transfer").
+func TestRoutes_LiteralPathsKeepTheirMethods(t *testing.T) {
+	svc, err := payments.New(memory.New(), payments.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := Options{Logger: slog.New(slog.DiscardHandler), Sandbox: true}
+	apiPatterns, rootPatterns := addRoutes(http.NewServeMux(), svc, opts)
+	h := New(svc, opts)
+	registered := map[string][]string{} // literal path -> methods
+	for _, p := range apiPatterns {
+		method, path, _ := strings.Cut(p, " ")
+		if path = strings.TrimSuffix(path, "{$}"); !strings.Contains(path, "{") {
+			for _, prefix := range []string{"/api/v1", "/api/openpix/v1"} {
+				registered[prefix+path] = append(registered[prefix+path], method)
+			}
+		}
+	}
+	for _, p := range rootPatterns {
+		if method, path, _ := strings.Cut(p, " "); !strings.Contains(path, "{") {
+			registered[path] = append(registered[path], method)
+		}
+	}
+	is := is.New(t)
+	is.True(slices.Contains(registered["/api/v1/subaccount/transfer"], "POST")) // the paths were collected
+	n := 0
+	for path, methods := range registered {
+		for _, method := range []string{"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"} {
+			if slices.Contains(methods, method) || method == "HEAD" && slices.Contains(methods, "GET") {
+				continue
+			}
+			w := httptest.NewRecorder()
+			h.ServeHTTP(w, httptest.NewRequest(method, path, nil))
+			n++
+			if w.Code != http.StatusMethodNotAllowed {
+				t.Errorf("%s %s: status %d %s, want 405", method, path, w.Code, w.Body.String())
+				continue
+			}
+			for _, m := range methods {
+				if !strings.Contains(w.Header().Get("Allow"), m) {
+					t.Errorf("%s %s: Allow %q lacks %s", method, path, w.Header().Get("Allow"), m)
+				}
+			}
+		}
+	}
+	t.Logf("%d requests", n)
+}

@@ -97,8 +97,8 @@ func TestSandbox_PayChargeErrors(t *testing.T) {
 		want        string
 	}{
 		{"Expired", "transactionID=short", http.StatusBadRequest, "charge short has expired"},
-		{"Unknown", "transactionID=nope", http.StatusNotFound, "charge not found"},
-		{"UnknownQRCode", "identifier=nope", http.StatusNotFound, "pix QR code not found"},
+		{"Unknown", "transactionID=nope", http.StatusBadRequest, "Charge not found"},
+		{"UnknownQRCode", "identifier=nope", http.StatusBadRequest, "Pix QR code not found"},
 		{"Neither", "", http.StatusBadRequest, "transactionID (a charge) or identifier (a static QR code) is required"},
 		{"Both", "transactionID=short&identifier=x", http.StatusBadRequest, "give transactionID (a charge) or identifier (a static QR code), not both"},
 	} {

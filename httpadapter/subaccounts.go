@@ -7,12 +7,6 @@ import (
 	"github.com/pixfoundry/payments"
 )
 
-// Messages of the subaccount operations the Service does not offer in this version.
-const (
-	msgNoSubaccountWithdrawals = "subaccount withdrawals are not available in this version"
-	msgNoSubaccountDebits      = "subaccount debits are not available in this version"
-)
-
 // subaccountBody is the body of POST /subaccount.
 type subaccountBody struct {
 	PixKey string `json:"pixKey"`

@@ -36,8 +36,8 @@ func TestSubaccounts(t *testing.T) {
 			is.Equal(str(r.body, "SubAccount", "name"), "Loja 1")
 		}
 		r := s.do(t, "GET", "/api/v1/subaccount/nobody@example.com", s.appID, "")
-		mustStatus(t, is, r, http.StatusNotFound)
-		is.Equal(r.errMsg(), "subaccount not found: nobody@example.com")
+		mustStatus(t, is, r, http.StatusBadRequest)
+		is.Equal(r.errMsg(), "Subaccount not found: nobody@example.com") // the real API's message
 	})
 	t.Run("List", func(t *testing.T) {
 		is := is.New(t)
@@ -73,10 +73,10 @@ func TestSubaccounts(t *testing.T) {
 			{"NoName", "/api/v1/subaccount", `{"pixKey":"x@example.com"}`, http.StatusBadRequest, "name is required"},
 			{"FloatTransfer", "/api/v1/subaccount/transfer", `{"value":1.5,"fromPixKey":"loja+1@example.com","toPixKey":"loja2@example.com"}`, http.StatusBadRequest, "value must be a whole number of centavos"},
 			{"TooMuch", "/api/v1/subaccount/transfer", `{"value":100000,"fromPixKey":"loja+1@example.com","fromPixKeyType":"EMAIL","toPixKey":"loja2@example.com","toPixKeyType":"EMAIL"}`, http.StatusBadRequest, "subaccount loja+1@example.com does not have enough balance"},
-			{"UnknownDestination", "/api/v1/subaccount/transfer", `{"value":1,"fromPixKey":"loja+1@example.com","toPixKey":"nobody@example.com"}`, http.StatusNotFound, "subaccount not found: nobody@example.com"},
+			{"UnknownDestination", "/api/v1/subaccount/transfer", `{"value":1,"fromPixKey":"loja+1@example.com","toPixKey":"nobody@example.com"}`, http.StatusBadRequest, "Subaccount not found: nobody@example.com"},
 			{"BadKeyType", "/api/v1/subaccount/transfer", `{"value":1,"fromPixKey":"loja+1@example.com","fromPixKeyType":"IBAN","toPixKey":"loja2@example.com"}`, http.StatusBadRequest, "fromPixKey"},
-			{"Withdraw", "/api/v1/subaccount/loja+1@example.com/withdraw", `{"value":1}`, http.StatusNotImplemented, "subaccount withdrawals are not available in this version"},
-			{"Debit", "/api/v1/subaccount/loja+1@example.com/debit", `{"value":1,"description":"x"}`, http.StatusNotImplemented, "subaccount debits are not available in this version"},
+			{"Withdraw", "/api/v1/subaccount/loja+1@example.com/withdraw", `{"value":1}`, http.StatusNotImplemented, "subaccount withdrawals are not offered in this version"},
+			{"Debit", "/api/v1/subaccount/loja+1@example.com/debit", `{"value":1,"description":"x"}`, http.StatusNotImplemented, "subaccount debits are not offered in this version"},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
 				is := is.New(t)

@@ -7,6 +7,25 @@ import (
 	"github.com/pixfoundry/payments"
 )
 
+// transactionView is a transaction as the wire shows it, with withdraw, which the spec
+// lists on every transaction: null, as this version records no withdrawals.
+type transactionView struct {
+	payments.Transaction
+	Withdraw *struct{} `json:"withdraw"`
+}
+
+// transactionReply is the reply of GET /transaction/{id}.
+type transactionReply struct {
+	Transaction transactionView `json:"transaction"`
+}
+
+// transactionListReply is the reply of GET /transaction.
+type transactionListReply struct {
+	Status       string            `json:"status"`
+	Transactions []transactionView `json:"transactions"`
+	PageInfo     payments.PageInfo `json:"pageInfo"`
+}
+
 // handleTransactionGet: GET /transaction/{id} (transactionID or endToEndId) → 200
 // {transaction}.
 func handleTransactionGet(log *slog.Logger) http.Handler {
@@ -16,14 +35,14 @@ func handleTransactionGet(log *slog.Logger) http.Handler {
 			writeError(w, r, log, err)
 			return
 		}
-		encode(w, http.StatusOK, map[string]any{"transaction": x})
+		encode(w, http.StatusOK, transactionReply{Transaction: transactionView{Transaction: x}})
 	})
 }
 
 // handleTransactionList: GET /transaction?start&end&charge&pixQrCode&withdrawal&type&skip&
 // limit → 200 {status:"OK", transactions, pageInfo}, newest first. The top-level status
-// is there because the Java SDK requires it. charge, pixQrCode, withdrawal and type do not
-// combine.
+// is there because the Java SDK requires it. The filters combine: a transaction is listed
+// when it matches all of them.
 func handleTransactionList(log *slog.Logger) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		f, err := transactionFilter(r)
@@ -36,7 +55,11 @@ func handleTransactionList(log *slog.Logger) http.Handler {
 			writeError(w, r, log, err)
 			return
 		}
-		encode(w, http.StatusOK, map[string]any{"status": "OK", "transactions": xs, "pageInfo": page})
+		reply := transactionListReply{Status: "OK", Transactions: make([]transactionView, len(xs)), PageInfo: page}
+		for i, x := range xs {
+			reply.Transactions[i].Transaction = x
+		}
+		encode(w, http.StatusOK, reply)
 	})
 }
 

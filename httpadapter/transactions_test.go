@@ -28,8 +28,8 @@ func TestTransactions(t *testing.T) {
 			is.Equal(str(r.body, "transaction", "globalID") != "", true)
 		}
 		r := s.do(t, "GET", "/api/v1/transaction/nope", s.appID, "")
-		mustStatus(t, is, r, http.StatusNotFound)
-		is.Equal(r.errMsg(), "transaction not found")
+		mustStatus(t, is, r, http.StatusBadRequest)
+		is.Equal(r.errMsg(), "Transaction not found")
 	})
 	t.Run("List", func(t *testing.T) {
 		is := is.New(t)
@@ -53,6 +53,15 @@ func TestTransactions(t *testing.T) {
 			{"start=2026-11-22T12:00:00Z&end=2026-11-22T12:00:00Z", 2},
 			{"start=2026-11-22T12:00:01Z", 0},
 			{"skip=1&limit=1", 1},
+			// The filters combine.
+			{"charge=order-1&type=PAYMENT", 1},
+			{"charge=order-1&type=REFUND", 0},
+			{"pixQrCode=qr&type=PAYMENT", 1},
+			{"pixQrCode=qr&start=2026-11-22T12:00:00Z&end=2026-11-22T12:00:00Z", 1},
+			{"pixQrCode=qr&start=2026-11-22T12:00:01Z", 0},
+			{"charge=order-1&end=2026-11-22T11:59:59Z", 0},
+			{"charge=order-1&pixQrCode=qr", 0}, // a Pix pays one or the other
+			{"withdrawal=x&type=PAYMENT", 0},
 		} {
 			r := s.do(t, "GET", "/api/v1/transaction?"+tc.query, s.appID, "")
 			mustStatus(t, is, r, http.StatusOK)
@@ -66,7 +75,6 @@ func TestTransactions(t *testing.T) {
 			{"start=nope", "start must be an RFC 3339 date-time"},
 			{"end=2026-11-22T25:00:00Z", "end must be an RFC 3339 date-time"},
 			{"type=GIFT", "type must be PAYMENT or REFUND"},
-			{"charge=order-1&pixQrCode=qr", "filter by one of charge, pixQrCode, withdrawal or type"},
 			{"start=2026-11-23T00:00:00Z&end=2026-11-22T00:00:00Z", "end must not be before start"},
 			{"limit=1001", "limit must be between 1 and 1000"},
 		} {

@@ -741,6 +741,23 @@ describe('errors', () => {
     const err = await rejectsWithErrorBody(sdk.customer.get({ id: `missing-${RUN}` }), 'unknown customer');
     assert.ok(err.error);
   });
+
+  it('[fetch] an unknown charge is 400 {error: "Charge not found"}, as the spec says', T, async () => {
+    const r = await api('GET', `/api/v1/charge/missing-${RUN}`);
+    assert.equal(r.status, 400, r.text);
+    assert.deepEqual(r.body, { error: 'Charge not found' });
+  });
+
+  it('payment.create (not offered yet) rejects with a JSON {error}; [fetch] it is a 501, not a 404', T, async () => {
+    const err = await rejectsWithErrorBody(
+      sdk.payment.create({ value: 100, destinationAlias: 'a@example.com', destinationAliasType: 'EMAIL', correlationID: `pay-${RUN}` }),
+      'payment.create',
+    );
+    assert.equal(typeof err.error, 'string', `error body: ${JSON.stringify(err)}`);
+    const r = await api('POST', '/api/v1/payment', { body: { value: 100 } });
+    assert.equal(r.status, 501, r.text);
+    assert.deepEqual(r.body, { error: 'outgoing payments are not offered in this version' });
+  });
 });
 
 // ---------------------------------------------------------------- beyond the core flows

@@ -53,6 +53,12 @@ const (
 	defaultTick       = 5 * time.Second
 )
 
+// maxHeaderBytes is net/http's limit on a request's headers, well above the handler's
+// (httpadapter.DefaultMaxHeaderBytes): headers between the two are answered 431 by the
+// handler, in JSON; only beyond this one does net/http answer itself, in plain text, before
+// any handler runs (as it does for a malformed request line or path escape).
+const maxHeaderBytes = 1 << 20
+
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -162,6 +168,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 		ReadTimeout:       readTimeout,
 		WriteTimeout:      writeTimeout,
 		IdleTimeout:       idleTimeout,
+		MaxHeaderBytes:    maxHeaderBytes,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
 
