@@ -1,6 +1,7 @@
 package payments_test
 
 import (
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -193,6 +194,8 @@ func TestService_TransferBetweenSubaccounts(t *testing.T) {
 			}{
 				{"ZeroValue", transfer("a@example.com", "b@example.com", 0, ""), "value"},
 				{"NegativeValue", transfer("a@example.com", "b@example.com", -5, ""), "value"},
+				{"OverMaxValue", transfer("a@example.com", "b@example.com", payments.MaxChargeValue+1, ""), "value"},
+				{"MaxInt64Value", transfer("a@example.com", "b@example.com", math.MaxInt64, ""), "value"}, // b has a balance: this overflowed it
 				{"SameSubaccount", transfer("a@example.com", "A@example.com", 1, ""), "toPixKey"},
 				{"BadFromKey", transfer("a@", "b@example.com", 1, ""), "fromPixKey"},
 				{"BadToKey", transfer("a@example.com", "", 1, ""), "toPixKey"},
@@ -203,9 +206,11 @@ func TestService_TransferBetweenSubaccounts(t *testing.T) {
 			for _, tc := range cases {
 				t.Run(tc.name, func(t *testing.T) {
 					is := is.New(t)
+					before := balances(t, e.svc, "a@example.com", "b@example.com")
 					_, err := e.svc.TransferBetweenSubaccounts(ctx, tc.p)
-					is.Equal(payments.ErrorCode(err), payments.EINVALID)
-					is.Equal(payments.ErrorField(err), tc.field)
+					is.Equal(payments.ErrorCode(err), payments.EINVALID)                   // invalid, not internal
+					is.Equal(payments.ErrorField(err), tc.field)                           // naming the field
+					is.Equal(balances(t, e.svc, "a@example.com", "b@example.com"), before) // nothing moved
 				})
 			}
 		})

@@ -73,6 +73,7 @@ func TestSubaccounts(t *testing.T) {
 			{"NoName", "/api/v1/subaccount", `{"pixKey":"x@example.com"}`, http.StatusBadRequest, "name is required"},
 			{"FloatTransfer", "/api/v1/subaccount/transfer", `{"value":1.5,"fromPixKey":"loja+1@example.com","toPixKey":"loja2@example.com"}`, http.StatusBadRequest, "value must be a whole number of centavos"},
 			{"TooMuch", "/api/v1/subaccount/transfer", `{"value":100000,"fromPixKey":"loja+1@example.com","fromPixKeyType":"EMAIL","toPixKey":"loja2@example.com","toPixKeyType":"EMAIL"}`, http.StatusBadRequest, "subaccount loja+1@example.com does not have enough balance"},
+			{"NearMaxInt64", "/api/v1/subaccount/transfer", `{"value":9223372036854775807,"fromPixKey":"loja+1@example.com","toPixKey":"loja2@example.com"}`, http.StatusBadRequest, "value must be a positive number of centavos up to 999999999999"},
 			{"UnknownDestination", "/api/v1/subaccount/transfer", `{"value":1,"fromPixKey":"loja+1@example.com","toPixKey":"nobody@example.com"}`, http.StatusNotFound, "subaccount not found: nobody@example.com"},
 			{"BadKeyType", "/api/v1/subaccount/transfer", `{"value":1,"fromPixKey":"loja+1@example.com","fromPixKeyType":"IBAN","toPixKey":"loja2@example.com"}`, http.StatusBadRequest, "fromPixKey"},
 			{"Withdraw", "/api/v1/subaccount/loja+1@example.com/withdraw", `{"value":1}`, http.StatusNotImplemented, "subaccount withdrawals are not available in this version"},
@@ -87,5 +88,11 @@ func TestSubaccounts(t *testing.T) {
 				}
 			})
 		}
+		is := is.New(t)
+		r := s.do(t, "GET", "/api/v1/subaccount/loja2@example.com", s.appID, "")
+		is.Equal(num(r.body, "SubAccount", "balance"), 100) // no refused transfer moved anything
+		rep, err := s.svc.Audit(ctx)
+		is.NoErr(err)
+		is.True(rep.OK()) // and the ledger agrees
 	})
 }
