@@ -142,7 +142,7 @@ type Split struct {
 	SplitType SplitType `json:"splitType"`
 }
 
-// MaxSplits is the most splits a charge may have. The real API publishes no limit; 100 is
+// MaxSplits is the most splits a charge may have. The wire reference gives no limit; 100 is
 // far more than a marketplace order needs, and keeps a charge's record and its payment's
 // ledger entry small.
 const MaxSplits = 100
