@@ -59,7 +59,9 @@ func (s *Service) ReceivePix(ctx context.Context, p ReceivePixParams) (Transacti
 // refused (EPRECONDITION on "id"), so of concurrent calls for one charge exactly one pays
 // it, and no Pix is ever recorded that the charge cannot take. p.Value, p.TxID and p.Time
 // are set here (the amount due now, the charge's txid, now); the rest of p is as for
-// ReceivePix, which records the Pix in every other respect. The sandbox's payer uses it.
+// ReceivePix, which records the Pix in every other respect, except that an endToEndId
+// already received is a conflict rather than the earlier transaction. The sandbox's payer
+// uses it.
 func (s *Service) ReceiveChargePix(ctx context.Context, id string, p ReceivePixParams) (Transaction, Charge, error) {
 	var x Transaction
 	var c Charge
@@ -78,8 +80,13 @@ func (s *Service) ReceiveChargePix(ctx context.Context, id string, p ReceivePixP
 		if x, err = t.receivePix(p); err != nil {
 			return err
 		}
-		c, err = t.chargeByID(c.ID)
-		return err
+		if c, err = t.chargeByID(c.ID); err != nil {
+			return err
+		}
+		if c.EndToEndID != x.EndToEndID { // receivePix returned an earlier Pix with this endToEndId
+			return conflict("endToEndId", "a Pix with endToEndId %s was already received", x.EndToEndID)
+		}
+		return nil
 	})
 	if err != nil {
 		return Transaction{}, Charge{}, err

@@ -321,6 +321,20 @@ func TestService_ReceiveChargePix(t *testing.T) {
 			_, err = e.svc.GetTransaction(ctx, p.EndToEndID)
 			is.Equal(payments.ErrorCode(err), payments.ENOTFOUND) // no unmatched Pix recorded
 		})
+		t.Run("ErrEndToEndIDUsed", func(t *testing.T) {
+			is := is.New(t)
+			paid := createCharge(t, e, payments.CreateChargeParams{CorrelationID: "first", Value: 1000})
+			x := pay(t, e, paid)
+			c := createCharge(t, e, payments.CreateChargeParams{CorrelationID: "second", Value: 1000})
+			p := payer
+			p.EndToEndID = x.EndToEndID // the Pix that paid another charge
+			_, _, err := e.svc.ReceiveChargePix(ctx, c.CorrelationID, p)
+			is.Equal(payments.ErrorCode(err), payments.ECONFLICT) // not a 200 that paid nothing
+			is.Equal(payments.ErrorField(err), "endToEndId")
+			got, err := e.svc.GetCharge(ctx, "second")
+			is.NoErr(err)
+			is.Equal(got.Status, payments.ChargeActive) // still to be paid
+		})
 		t.Run("ErrExpired", func(t *testing.T) {
 			is := is.New(t)
 			createCharge(t, e, payments.CreateChargeParams{CorrelationID: "short", Value: 1000, ExpiresIn: 900})
