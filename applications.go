@@ -217,7 +217,9 @@ func (s *Service) ListApplications(ctx context.Context, p ListParams) ([]Applica
 }
 
 // DeactivateApplication turns off the application of this company with clientID: its App
-// ID stops authenticating. The record stays, so its name remains taken.
+// ID stops authenticating. The record stays, so its name remains taken. The company's last
+// active application cannot be deactivated (EPRECONDITION on "clientId"): that would lock
+// the company out of the API; create another one first. An inactive one stays inactive.
 func (s *Service) DeactivateApplication(ctx context.Context, clientID string) (Application, error) {
 	var a applicationRecord
 	err := s.update(ctx, func(t *txn) error {
@@ -232,6 +234,16 @@ func (s *Service) DeactivateApplication(ctx context.Context, clientID string) (A
 		if a.CompanyID != t.company {
 			return notFound("Application not found") // another company's: not visible here
 		}
+		if !a.IsActive {
+			return nil
+		}
+		// Counted in this transaction, so two concurrent deactivations of the last two
+		// leave one.
+		if other, err := t.otherActiveApplication(a.CompanyID, a.ClientID); err != nil {
+			return err
+		} else if !other {
+			return precondition("clientId", "this is the company's last active application: create another one before deactivating it, or the company loses access to the API")
+		}
 		a.IsActive = false
 		a.UpdatedAt = t.now
 		r, err = encode(r.ID, a, a.keys(), a.indexes())
@@ -244,6 +256,30 @@ func (s *Service) DeactivateApplication(ctx context.Context, clientID string) (A
 		return Application{}, err
 	}
 	return a.application(), nil
+}
+
+// otherActiveApplication reports whether companyID has an active application other than
+// clientID.
+func (t *txn) otherActiveApplication(companyID, clientID string) (bool, error) {
+	const page = 100
+	for skip := 0; ; skip += page {
+		p, err := t.tx.List(collApplications, systemSpace, store.Query{Index: appCompanyIndex(companyID), Skip: skip, Limit: page})
+		if err != nil {
+			return false, internal(err)
+		}
+		for _, r := range p.Records {
+			var a applicationRecord
+			if err := decode(r, &a); err != nil {
+				return false, err
+			}
+			if a.IsActive && a.ClientID != clientID {
+				return true, nil
+			}
+		}
+		if len(p.Records) < page {
+			return false, nil
+		}
+	}
 }
 
 // Authenticate resolves an App ID, base64(clientId:clientSecret) as sent in the

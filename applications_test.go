@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/matryer/is"
@@ -158,6 +159,65 @@ func TestService_ListApplications(t *testing.T) {
 
 func TestService_DeactivateApplication(t *testing.T) {
 	eachStore(t, func(t *testing.T, e env) {
+		t.Run("ErrLastActive", func(t *testing.T) {
+			is := is.New(t)
+			co, err := e.svc.CreateCompany(ctx, payments.CompanyParams{Name: "Alone"})
+			is.NoErr(err)
+			svc, err := e.svc.Company(ctx, co.ID)
+			is.NoErr(err)
+			a, err := svc.CreateApplication(ctx, payments.ApplicationParams{Name: "only"})
+			is.NoErr(err)
+			_, err = svc.DeactivateApplication(ctx, a.ClientID)
+			is.Equal(payments.ErrorCode(err), payments.EPRECONDITION) // the last active one stays
+			is.Equal(payments.ErrorField(err), "clientId")
+			is.True(strings.Contains(payments.ErrorMessage(err), "last active application")) // saying why
+			_, err = e.svc.Authenticate(ctx, a.AppID())
+			is.NoErr(err) // and it still works
+
+			b, err := svc.CreateApplication(ctx, payments.ApplicationParams{Name: "second"})
+			is.NoErr(err)
+			got, err := svc.DeactivateApplication(ctx, a.ClientID)
+			is.NoErr(err) // with another active one, it may go
+			is.True(!got.IsActive)
+			got, err = svc.DeactivateApplication(ctx, a.ClientID)
+			is.NoErr(err) // again: it stays inactive
+			is.True(!got.IsActive)
+			_, err = svc.DeactivateApplication(ctx, b.ClientID)
+			is.Equal(payments.ErrorCode(err), payments.EPRECONDITION) // now b is the last one
+		})
+		t.Run("ConcurrentLastTwo", func(t *testing.T) {
+			is := is.New(t)
+			co, err := e.svc.CreateCompany(ctx, payments.CompanyParams{Name: "Two"})
+			is.NoErr(err)
+			svc, err := e.svc.Company(ctx, co.ID)
+			is.NoErr(err)
+			var ids []string
+			for _, name := range []string{"a", "b"} {
+				a, err := svc.CreateApplication(ctx, payments.ApplicationParams{Name: name})
+				is.NoErr(err)
+				ids = append(ids, a.ClientID)
+			}
+			errs := make([]error, len(ids))
+			var wg sync.WaitGroup
+			for i, id := range ids {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					_, errs[i] = svc.DeactivateApplication(ctx, id)
+				}()
+			}
+			wg.Wait()
+			is.True((errs[0] == nil) != (errs[1] == nil)) // one deactivated, the other refused
+			apps, _, err := svc.ListApplications(ctx, payments.ListParams{})
+			is.NoErr(err)
+			active := 0
+			for _, a := range apps {
+				if a.IsActive {
+					active++
+				}
+			}
+			is.Equal(active, 1) // one application is left
+		})
 		t.Run("ErrNotFound", func(t *testing.T) {
 			is := is.New(t)
 			_, err := e.svc.DeactivateApplication(ctx, "Client_Id_nope")

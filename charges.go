@@ -141,6 +141,11 @@ type Split struct {
 	SplitType SplitType `json:"splitType"`
 }
 
+// MaxSplits is the most splits a charge may have. The wire reference gives no limit; 100 is
+// far more than a marketplace order needs, and keeps a charge's record and its payment's
+// ledger entry small.
+const MaxSplits = 100
+
 // CreateChargeParams create a charge. CorrelationID and Value are required.
 type CreateChargeParams struct {
 	CorrelationID string
@@ -167,8 +172,10 @@ type CreateChargeParams struct {
 	AdditionalInfo                    []AdditionalInfo
 	EnableCashbackPercentage          bool
 	EnableCashbackExclusivePercentage bool
-	Subaccount                        string // Pix key of a subaccount that receives the charge
-	Splits                            []Split
+	Subaccount                        string // Pix key of an existing subaccount that receives the whole charge
+	// Splits send parts of the charge to existing subaccounts: at most MaxSplits, adding
+	// up to at most Value. Not with Subaccount.
+	Splits []Split
 	// ReturnExisting makes creation idempotent: an existing charge with the same
 	// correlationID is returned instead of a conflict.
 	ReturnExisting bool
@@ -277,13 +284,24 @@ func (t *txn) buildCharge(corr string, p CreateChargeParams) (Charge, error) {
 		return Charge{}, invalid("type", "type must be DYNAMIC or OVERDUE")
 	}
 	c.ExpiresIn = wholeSeconds(now, c.ExpiresDate)
+	if p.Subaccount != "" && len(p.Splits) > 0 {
+		return Charge{}, invalid("splits", "give subaccount (it receives the whole charge) or splits, not both")
+	}
 	if p.Subaccount != "" {
 		if c.Subaccount, _, err = parsePixKey("subaccount", p.Subaccount, ""); err != nil {
+			return Charge{}, err
+		}
+		if err := t.mustHaveSubaccount("subaccount", c.Subaccount); err != nil {
 			return Charge{}, err
 		}
 	}
 	if c.Splits, err = cleanSplits(p.Splits, p.Value); err != nil {
 		return Charge{}, err
+	}
+	for i, sp := range c.Splits {
+		if err := t.mustHaveSubaccount(fieldAt("splits", i, "pixKey"), sp.PixKey); err != nil {
+			return Charge{}, err
+		}
 	}
 
 	co, err := t.loadCompany()
@@ -391,11 +409,14 @@ func cleanAdditionalInfo(in []AdditionalInfo) ([]AdditionalInfo, error) {
 }
 
 func cleanSplits(in []Split, value int64) ([]Split, error) {
+	if len(in) > MaxSplits {
+		return nil, invalid("splits", "splits has at most %d items, got %d", MaxSplits, len(in))
+	}
 	var total int64
 	out := make([]Split, 0, len(in))
 	for i, sp := range in {
-		if sp.Value <= 0 {
-			return nil, invalid(fieldAt("splits", i, "value"), "%s must be a positive number of centavos", fieldAt("splits", i, "value"))
+		if err := checkCentavos(fieldAt("splits", i, "value"), sp.Value, false); err != nil {
+			return nil, err
 		}
 		key, _, err := parsePixKey(fieldAt("splits", i, "pixKey"), sp.PixKey, "")
 		if err != nil {
@@ -408,7 +429,7 @@ func cleanSplits(in []Split, value int64) ([]Split, error) {
 		default:
 			return nil, invalid(fieldAt("splits", i, "splitType"), "%s must be SPLIT_SUB_ACCOUNT, SPLIT_INTERNAL_TRANSFER or SPLIT_PARTNER", fieldAt("splits", i, "splitType"))
 		}
-		total += sp.Value
+		total += sp.Value // at most MaxSplits values of at most MaxChargeValue: no overflow
 		out = append(out, Split{Value: sp.Value, PixKey: key, SplitType: sp.SplitType})
 	}
 	if total > value {

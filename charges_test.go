@@ -2,6 +2,8 @@ package payments_test
 
 import (
 	"encoding/json"
+	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"testing"
@@ -188,6 +190,18 @@ func TestService_CreateCharge_Invalid(t *testing.T) {
 		{"SplitKey", payments.CreateChargeParams{CorrelationID: "x", Value: 100, Splits: []payments.Split{{Value: 10, PixKey: "nope"}}}, "splits[0].pixKey"},
 		{"SplitsOverValue", payments.CreateChargeParams{CorrelationID: "x", Value: 100, Splits: []payments.Split{{Value: 60, PixKey: "a@b.com"}, {Value: 60, PixKey: "c@d.com"}}}, "splits"},
 		{"AdditionalInfoKey", payments.CreateChargeParams{CorrelationID: "x", Value: 100, AdditionalInfo: []payments.AdditionalInfo{{Value: "v"}}}, "additionalInfo[0].key"},
+		{"SplitsSumOverflows", payments.CreateChargeParams{CorrelationID: "x", Value: 100, Splits: []payments.Split{{Value: math.MaxInt64, PixKey: "a@b.com"}, {Value: 2, PixKey: "c@d.com"}}}, "splits[0].value"},
+		{"SplitValueOverMax", payments.CreateChargeParams{CorrelationID: "x", Value: 100, Splits: []payments.Split{{Value: 1, PixKey: "a@b.com"}, {Value: payments.MaxChargeValue + 1, PixKey: "c@d.com"}}}, "splits[1].value"},
+		{"SplitValueZero", payments.CreateChargeParams{CorrelationID: "x", Value: 100, Splits: []payments.Split{{Value: 1, PixKey: "a@b.com"}, {PixKey: "c@d.com"}}}, "splits[1].value"},
+		{"SplitKeyEmpty", payments.CreateChargeParams{CorrelationID: "x", Value: 100, Splits: []payments.Split{{Value: 1, PixKey: "a@b.com"}, {Value: 1}}}, "splits[1].pixKey"},
+		{"TooManySplits", payments.CreateChargeParams{CorrelationID: "x", Value: 1_000_000, Splits: manySplits(payments.MaxSplits + 1)}, "splits"},
+		{"SubaccountAndSplits", payments.CreateChargeParams{CorrelationID: "x", Value: 100, Subaccount: "a@b.com", Splits: []payments.Split{{Value: 10, PixKey: "a@b.com"}}}, "splits"},
+		{"SubaccountMissing", payments.CreateChargeParams{CorrelationID: "x", Value: 100, Subaccount: "nobody@example.com"}, "subaccount"},
+		{"SplitSubaccountMissing", payments.CreateChargeParams{CorrelationID: "x", Value: 100, Splits: []payments.Split{{Value: 10, PixKey: "nobody@example.com"}}}, "splits[0].pixKey"},
+		{"DiscountPerDayOverValue", payments.CreateChargeParams{CorrelationID: "x", Value: 100, Type: payments.ChargeOverdue, DaysForDueDate: 2,
+			Discount: &payments.DiscountSettings{Modality: payments.DiscountValuePerDay, Value: math.MaxInt64}}, "discount.value"},
+		{"DiscountPercentPerDayOver100", payments.CreateChargeParams{CorrelationID: "x", Value: 100, Type: payments.ChargeOverdue, DaysForDueDate: 2,
+			Discount: &payments.DiscountSettings{Modality: payments.DiscountPercentagePerDay, Value: 10000}}, "discount.value"},
 	}
 	eachStore(t, func(t *testing.T, e env) {
 		for _, tc := range cases {
@@ -207,6 +221,73 @@ func TestService_CreateCharge_Invalid(t *testing.T) {
 				is.Equal(len(evs), 0) // no event
 			})
 		}
+	})
+}
+
+// manySplits returns n splits of 1 centavo, to n different keys.
+func manySplits(n int) []payments.Split {
+	out := make([]payments.Split, n)
+	for i := range out {
+		out[i] = payments.Split{Value: 1, PixKey: fmt.Sprintf("s%d@example.com", i)}
+	}
+	return out
+}
+
+// TestService_CreateCharge_Subaccounts: a charge's subaccount and splits must name existing
+// subaccounts when it is created, and the error names the split.
+func TestService_CreateCharge_Subaccounts(t *testing.T) {
+	eachStore(t, func(t *testing.T, e env) {
+		is := is.New(t)
+		for _, key := range []string{"loja1@example.com", "loja2@example.com"} {
+			_, _, err := e.svc.CreateSubaccount(ctx, payments.CreateSubaccountParams{PixKey: key, Name: key})
+			is.NoErr(err)
+		}
+		_, err := e.svc.CreateCharge(ctx, payments.CreateChargeParams{CorrelationID: "x", Value: 100, Splits: []payments.Split{
+			{Value: 10, PixKey: "loja1@example.com"}, {Value: 10, PixKey: "gone@example.com"}}})
+		is.Equal(payments.ErrorCode(err), payments.EINVALID)                                                                       // refused at creation, not changed at payment
+		is.Equal(payments.ErrorField(err), "splits[1].pixKey")                                                                     // naming the split
+		is.Equal(payments.ErrorMessage(err), "splits[1].pixKey names no subaccount: create the subaccount gone@example.com first") // and saying how to fix it
+		_, err = e.svc.CreateCharge(ctx, payments.CreateChargeParams{CorrelationID: "x", Value: 100, Subaccount: "loja1@example.com",
+			Splits: []payments.Split{{Value: 10, PixKey: "loja2@example.com"}}})
+		is.Equal(payments.ErrorMessage(err), "give subaccount (it receives the whole charge) or splits, not both")
+
+		c := createCharge(t, e, payments.CreateChargeParams{CorrelationID: "ok", Value: 1_000_000, Splits: []payments.Split{
+			{Value: 10, PixKey: "LOJA1@example.com"}, {Value: 20, PixKey: "loja2@example.com"}}})
+		is.Equal(c.Splits[0].PixKey, "loja1@example.com") // any form of an existing key
+		c = createCharge(t, e, payments.CreateChargeParams{CorrelationID: "sub", Value: 100, Subaccount: "loja2@example.com"})
+		is.Equal(c.Subaccount, "loja2@example.com")
+		splits := manySplits(payments.MaxSplits)
+		for i := range splits {
+			splits[i].PixKey = "loja1@example.com"
+		}
+		c = createCharge(t, e, payments.CreateChargeParams{CorrelationID: "max", Value: 1_000_000, Splits: splits})
+		is.Equal(len(c.Splits), payments.MaxSplits) // up to the cap
+	})
+}
+
+// TestService_ChargeOverdueLarge: the largest charge with the largest interest, fine and
+// discount computes its amounts without overflow.
+func TestService_ChargeOverdueLarge(t *testing.T) {
+	eachStore(t, func(t *testing.T, e env) {
+		is := is.New(t)
+		const v = payments.MaxChargeValue
+		day := 24 * time.Hour
+		createCharge(t, e, payments.CreateChargeParams{
+			CorrelationID: "late", Value: v, Type: payments.ChargeOverdue, DaysForDueDate: 1, DaysAfterDueDate: payments.MaxOverdueDays,
+			Fines: &payments.Fines{Value: 10000}, Interests: &payments.Interests{Value: 10000}, // 100% once, 100% a day
+		})
+		createCharge(t, e, payments.CreateChargeParams{
+			CorrelationID: "early", Value: v, Type: payments.ChargeOverdue, DaysForDueDate: payments.MaxOverdueDays,
+			Discount: &payments.DiscountSettings{Modality: payments.DiscountPercentagePerDay, Value: 9999},
+		})
+		e.clock.Set(t0.Add(3000 * day)) // 2999 days late; the other 650 days early
+		got, err := e.svc.GetCharge(ctx, "late")
+		is.NoErr(err)
+		is.Equal(got.AmountDue, int64(v*(1+1+2999))) // value, fine, 2999 days of interest: no wrap
+		got, err = e.svc.GetCharge(ctx, "early")
+		is.NoErr(err)
+		is.Equal(got.Discount, int64(v-1)) // the discount, capped, leaves one centavo
+		is.Equal(got.AmountDue, int64(1))
 	})
 }
 

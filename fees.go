@@ -1,5 +1,10 @@
 package payments
 
+import (
+	"math"
+	"math/bits"
+)
+
 // FeePolicy is what the platform takes from each Pix a company receives: BasisPoints of
 // the amount (100 = 1%), at least Min and at most Max centavos, and never more than the
 // amount itself. A zero Max means no maximum.
@@ -28,7 +33,20 @@ func (p FeePolicy) Fee(amount int64) int64 {
 	return min(fee, amount)
 }
 
-// percentOf returns basisPoints/10000 of amount, rounded half up, in integers.
+// percentOf returns basisPoints/10000 of amount, rounded half up, in integers; 0 when
+// either is not positive. The product is taken in 128 bits, so a large amount times many
+// basis points (interest over years of a large charge) cannot wrap; a result beyond int64
+// saturates.
 func percentOf(amount, basisPoints int64) int64 {
-	return (amount*basisPoints + 5000) / 10000
+	if amount <= 0 || basisPoints <= 0 {
+		return 0
+	}
+	hi, lo := bits.Mul64(uint64(amount), uint64(basisPoints))
+	lo, carry := bits.Add64(lo, 5000, 0)
+	hi += carry
+	if hi >= 10000 { // the quotient would not fit in 64 bits
+		return math.MaxInt64
+	}
+	q, _ := bits.Div64(hi, lo, 10000)
+	return int64(min(q, math.MaxInt64))
 }

@@ -144,7 +144,8 @@ func (t *txn) bookBalance(id string) (int64, error) {
 // transaction. The postings must sum to zero, have non-zero amounts and name existing
 // books (or system books, created on first use): anything else is a bug in the caller and
 // an internal error. If a NoOverdraft book would end below zero, post returns a
-// precondition error on field "value" ("insufficient balance").
+// precondition error on field "value" ("insufficient balance"); if a book's balance would
+// pass the int64 range, a precondition error on "value" too, never a wrapped balance.
 //
 // post checks everything before it writes anything, so on a non-internal error nothing was
 // written and the caller may carry on in the same transaction.
@@ -180,7 +181,7 @@ func (t *txn) post(kind, ref string, postings ...Posting) (Entry, error) {
 		}
 		var ok bool
 		if b.Balance, ok = addAmount(b.Balance, p.Amount); !ok {
-			return Entry{}, internal(fmt.Errorf("ledger: balance of %s overflows", b.ID))
+			return Entry{}, precondition("value", "value is too large: a balance would pass the largest amount the ledger holds")
 		}
 	}
 	for _, id := range order {

@@ -149,8 +149,12 @@ func (d *DiscountSettings) check(value int64) error {
 			}
 		}
 	case DiscountValuePerDay, DiscountPercentagePerDay:
-		if d.Value <= 0 {
-			return invalid("discount.value", "discount.value must be positive")
+		max := value - 1 // centavos off per day; the discount always leaves something to pay
+		if d.Modality == DiscountPercentagePerDay {
+			max = 9999
+		}
+		if d.Value <= 0 || d.Value > max {
+			return invalid("discount.value", "discount.value must be between 1 and %d", max)
 		}
 	case discountValuePerBusinessDay, discountPercentPerBusinessDay:
 		return invalid("discount.modality", "discount.modality %s needs a bank-holiday calendar and is not supported yet; use a running-day modality", d.Modality)

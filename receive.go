@@ -58,6 +58,47 @@ func (s *Service) ReceivePix(ctx context.Context, p ReceivePixParams) (Transacti
 	return x, err
 }
 
+// ReceiveChargePix records a Pix that pays the charge with id (any id GetCharge accepts)
+// its amount due now, and returns the transaction and the charge as the payment left it.
+// The check and the payment are one transaction: a charge already paid or expired is
+// refused (EPRECONDITION on "id"), so of concurrent calls for one charge exactly one pays
+// it, and no Pix is ever recorded that the charge cannot take. p.Value, p.TxID and p.Time
+// are set here (the amount due now, the charge's txid, now); the rest of p is as for
+// ReceivePix, which records the Pix in every other respect, except that an endToEndId
+// already received is a conflict rather than the earlier transaction. The sandbox's payer
+// uses it.
+func (s *Service) ReceiveChargePix(ctx context.Context, id string, p ReceivePixParams) (Transaction, Charge, error) {
+	var x Transaction
+	var c Charge
+	err := s.update(ctx, func(t *txn) error {
+		var err error
+		if c, err = t.findCharge(id); err != nil {
+			return err
+		}
+		switch c.Status { // as of now: present shows a charge past its expiry as EXPIRED
+		case ChargeCompleted:
+			return precondition("id", "charge %s is already paid", c.CorrelationID)
+		case ChargeExpired:
+			return precondition("id", "charge %s has expired", c.CorrelationID)
+		}
+		p.Value, p.TxID, p.Time = c.AmountDue, c.txid(), time.Time{}
+		if x, err = t.receivePix(p); err != nil {
+			return err
+		}
+		if c, err = t.chargeByID(c.ID); err != nil {
+			return err
+		}
+		if c.EndToEndID != x.EndToEndID { // receivePix returned an earlier Pix with this endToEndId
+			return conflict("endToEndId", "a Pix with endToEndId %s was already received", x.EndToEndID)
+		}
+		return nil
+	})
+	if err != nil {
+		return Transaction{}, Charge{}, err
+	}
+	return x, c, nil
+}
+
 func (t *txn) receivePix(p ReceivePixParams) (Transaction, error) {
 	e2e, err := cleanString("endToEndId", p.EndToEndID, MaxEndToEndID)
 	if err != nil {
@@ -66,8 +107,8 @@ func (t *txn) receivePix(p ReceivePixParams) (Transaction, error) {
 	if e2e == "" {
 		return Transaction{}, invalid("endToEndId", "endToEndId is required")
 	}
-	if p.Value <= 0 || p.Value > MaxChargeValue {
-		return Transaction{}, invalid("value", "value must be a positive number of centavos")
+	if err := checkCentavos("value", p.Value, false); err != nil {
+		return Transaction{}, err
 	}
 	if prev, err := t.findTransaction(e2e); err == nil {
 		if prev.Value != p.Value || prev.Type != TransactionPayment {

@@ -2,6 +2,7 @@ package payments_test
 
 import (
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -259,7 +260,7 @@ func TestService_ReceivePix_SubaccountAndSplits(t *testing.T) {
 		is.Equal(balance(t, e).Total, int64(0))
 
 		c = createCharge(t, e, payments.CreateChargeParams{CorrelationID: "split", Value: 10000, Splits: []payments.Split{
-			{Value: 3000, PixKey: "loja1@example.com"}, {Value: 2000, PixKey: "loja2@example.com"}, {Value: 1000, PixKey: "gone@example.com"},
+			{Value: 3000, PixKey: "loja1@example.com"}, {Value: 2000, PixKey: "loja2@example.com"},
 		}})
 		pay(t, e, c)
 		sub, err = e.svc.GetSubaccount(ctx, "loja1@example.com")
@@ -268,7 +269,7 @@ func TestService_ReceivePix_SubaccountAndSplits(t *testing.T) {
 		sub, err = e.svc.GetSubaccount(ctx, "loja2@example.com")
 		is.NoErr(err)
 		is.Equal(sub.Balance, int64(2000))
-		is.Equal(balance(t, e).Total, int64(10000-80-3000-2000)) // the rest, with the split of a missing subaccount
+		is.Equal(balance(t, e).Total, int64(10000-80-3000-2000)) // the rest stays with the company
 		audit(t, e.svc)
 	})
 }
@@ -319,5 +320,100 @@ func TestService_ReceivePix_CompanyIsolation(t *testing.T) {
 		is.Equal(balance(t, e).Total, int64(950))
 		audit(t, e.svc)
 		audit(t, other)
+	})
+}
+
+func TestService_ReceiveChargePix(t *testing.T) {
+	eachStore(t, func(t *testing.T, e env) {
+		payer := payments.ReceivePixParams{Payer: &payments.Payer{Name: "Payer", TaxID: "11144477735"}, InfoPagador: "obrigado"}
+		t.Run("OK", func(t *testing.T) {
+			is := is.New(t)
+			c := createCharge(t, e, payments.CreateChargeParams{CorrelationID: "ok", Value: 1000})
+			p := payer
+			p.EndToEndID, p.Value, p.TxID = newE2E(), 1, "ignored" // set from the charge
+			x, got, err := e.svc.ReceiveChargePix(ctx, c.TransactionID, p)
+			is.NoErr(err)
+			is.Equal(x.Value, int64(1000))                 // the amount due
+			is.Equal(x.Raw.TxID, c.Identifier[:25])        // with the charge's txid
+			is.Equal(x.Unmatched, "")                      // taken by the charge
+			is.Equal(x.Charge.CorrelationID, "ok")         // and linked to it
+			is.Equal(got.Status, payments.ChargeCompleted) // the charge as the payment left it
+			is.Equal(got.EndToEndID, x.EndToEndID)
+		})
+		t.Run("ErrAlreadyPaid", func(t *testing.T) {
+			is := is.New(t)
+			c := createCharge(t, e, payments.CreateChargeParams{CorrelationID: "paid", Value: 1000})
+			pay(t, e, c)
+			p := payer
+			p.EndToEndID = newE2E()
+			_, _, err := e.svc.ReceiveChargePix(ctx, "paid", p)
+			is.Equal(payments.ErrorCode(err), payments.EPRECONDITION)           // refused
+			is.Equal(payments.ErrorMessage(err), "charge paid is already paid") // saying why
+			_, err = e.svc.GetTransaction(ctx, p.EndToEndID)
+			is.Equal(payments.ErrorCode(err), payments.ENOTFOUND) // no unmatched Pix recorded
+		})
+		t.Run("ErrEndToEndIDUsed", func(t *testing.T) {
+			is := is.New(t)
+			paid := createCharge(t, e, payments.CreateChargeParams{CorrelationID: "first", Value: 1000})
+			x := pay(t, e, paid)
+			c := createCharge(t, e, payments.CreateChargeParams{CorrelationID: "second", Value: 1000})
+			p := payer
+			p.EndToEndID = x.EndToEndID // the Pix that paid another charge
+			_, _, err := e.svc.ReceiveChargePix(ctx, c.CorrelationID, p)
+			is.Equal(payments.ErrorCode(err), payments.ECONFLICT) // not a 200 that paid nothing
+			is.Equal(payments.ErrorField(err), "endToEndId")
+			got, err := e.svc.GetCharge(ctx, "second")
+			is.NoErr(err)
+			is.Equal(got.Status, payments.ChargeActive) // still to be paid
+		})
+		t.Run("ErrExpired", func(t *testing.T) {
+			is := is.New(t)
+			createCharge(t, e, payments.CreateChargeParams{CorrelationID: "short", Value: 1000, ExpiresIn: 900})
+			e.clock.Advance(900 * time.Second)
+			p := payer
+			p.EndToEndID = newE2E()
+			_, _, err := e.svc.ReceiveChargePix(ctx, "short", p)
+			is.Equal(payments.ErrorCode(err), payments.EPRECONDITION)        // refused at its expiry time
+			is.Equal(payments.ErrorMessage(err), "charge short has expired") // saying why
+			_, _, err = e.svc.ReceiveChargePix(ctx, "nope", p)
+			is.Equal(payments.ErrorCode(err), payments.ENOTFOUND) // an unknown charge
+			_, err = e.svc.GetTransaction(ctx, p.EndToEndID)
+			is.Equal(payments.ErrorCode(err), payments.ENOTFOUND) // nothing recorded
+		})
+		t.Run("Concurrent", func(t *testing.T) {
+			is := is.New(t)
+			c := createCharge(t, e, payments.CreateChargeParams{CorrelationID: "race", Value: 1000})
+			_, before, err := e.svc.ListTransactions(ctx, payments.TransactionFilter{})
+			is.NoErr(err)
+			const n = 10
+			errs := make([]error, n)
+			var wg sync.WaitGroup
+			for i := range n {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					p := payer
+					p.EndToEndID = newE2E() // each its own Pix, as the sandbox makes them
+					_, _, errs[i] = e.svc.ReceiveChargePix(ctx, c.CorrelationID, p)
+				}()
+			}
+			wg.Wait()
+			paid := 0
+			for _, err := range errs {
+				switch payments.ErrorCode(err) {
+				case "":
+					paid++
+				case payments.EPRECONDITION:
+					is.Equal(payments.ErrorMessage(err), "charge race is already paid") // the others refused
+				default:
+					t.Fatalf("unexpected error: %v", err)
+				}
+			}
+			is.Equal(paid, 1) // exactly one call pays
+			_, after, err := e.svc.ListTransactions(ctx, payments.TransactionFilter{})
+			is.NoErr(err)
+			is.Equal(after.TotalCount, before.TotalCount+1) // one transaction
+		})
+		audit(t, e.svc)
 	})
 }

@@ -184,6 +184,9 @@ func (t *txn) createRefund(x Transaction, correlationID string, value int64, com
 	if comment, err = cleanString("comment", comment, MaxComment); err != nil {
 		return Refund{}, err
 	}
+	if err := checkCentavos("value", value, true); err != nil { // 0: all that remains
+		return Refund{}, err
+	}
 	if prev, err := t.findRefund(corr); err == nil {
 		if prev.TransactionEndToEndID != x.EndToEndID || value != 0 && value != prev.Value {
 			return Refund{}, conflict("correlationID", "a different refund with correlationID %q already exists", corr)
@@ -200,8 +203,6 @@ func (t *txn) createRefund(x Transaction, correlationID string, value int64, com
 		value = remaining
 	}
 	switch {
-	case value < 0:
-		return Refund{}, invalid("value", "value must be a positive number of centavos")
 	case remaining == 0:
 		return Refund{}, precondition("value", "the Pix %s has already been refunded in full", x.EndToEndID)
 	case value > remaining:

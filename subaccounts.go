@@ -144,8 +144,8 @@ func (t *txn) subaccount(field, key string) (Subaccount, error) {
 // correlationID already used, it returns that first transfer and moves nothing; if the
 // retry asks for a different transfer, that is a conflict on correlationID.
 func (s *Service) TransferBetweenSubaccounts(ctx context.Context, p SubaccountTransferParams) (SubaccountTransfer, error) {
-	if p.Value <= 0 {
-		return SubaccountTransfer{}, invalid("value", "value must be a positive number of centavos")
+	if err := checkCentavos("value", p.Value, false); err != nil {
+		return SubaccountTransfer{}, err
 	}
 	from, _, err := parsePixKey("fromPixKey", p.FromPixKey, p.FromPixKeyType)
 	if err != nil {
@@ -185,12 +185,13 @@ func (s *Service) TransferBetweenSubaccounts(ctx context.Context, p SubaccountTr
 		if tr.Destination, err = t.subaccount("toPixKey", to); err != nil {
 			return err
 		}
+		if tr.Origin.Balance < p.Value {
+			return precondition("value", "subaccount %s does not have enough balance for this transfer", from)
+		}
 		_, err = t.post("transfer", tr.ID,
 			Posting{Book: subaccountBook(from), Amount: -p.Value},
 			Posting{Book: subaccountBook(to), Amount: p.Value})
-		if ErrorCode(err) == EPRECONDITION {
-			return precondition("value", "subaccount %s does not have enough balance for this transfer", from)
-		} else if err != nil {
+		if err != nil {
 			return err
 		}
 		tr.Origin.Balance -= p.Value // as post left them, in this transaction
@@ -199,4 +200,19 @@ func (s *Service) TransferBetweenSubaccounts(ctx context.Context, p SubaccountTr
 			[]string{"correlationID:" + cid}, []store.Index{byCreation(t.now)})
 	})
 	return tr, err
+}
+
+// mustHaveSubaccount refuses a key (canonical) that names no subaccount of the company:
+// a charge's subaccount or split must exist when the charge is created, so that its
+// payment goes where the charge says.
+func (t *txn) mustHaveSubaccount(field, key string) error {
+	_, err := t.tx.Get(collSubaccounts, t.company, key)
+	ok, err := found(storeErr(err, "subaccount"))
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return invalid(field, "%s names no subaccount: create the subaccount %s first", field, key)
+	}
+	return nil
 }

@@ -1,6 +1,7 @@
 package payments_test
 
 import (
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -193,6 +194,8 @@ func TestService_TransferBetweenSubaccounts(t *testing.T) {
 			}{
 				{"ZeroValue", transfer("a@example.com", "b@example.com", 0, ""), "value"},
 				{"NegativeValue", transfer("a@example.com", "b@example.com", -5, ""), "value"},
+				{"OverMaxValue", transfer("a@example.com", "b@example.com", payments.MaxChargeValue+1, ""), "value"},
+				{"MaxInt64Value", transfer("a@example.com", "b@example.com", math.MaxInt64, ""), "value"}, // b has a balance: this overflowed it
 				{"SameSubaccount", transfer("a@example.com", "A@example.com", 1, ""), "toPixKey"},
 				{"BadFromKey", transfer("a@", "b@example.com", 1, ""), "fromPixKey"},
 				{"BadToKey", transfer("a@example.com", "", 1, ""), "toPixKey"},
@@ -203,9 +206,11 @@ func TestService_TransferBetweenSubaccounts(t *testing.T) {
 			for _, tc := range cases {
 				t.Run(tc.name, func(t *testing.T) {
 					is := is.New(t)
+					before := balances(t, e.svc, "a@example.com", "b@example.com")
 					_, err := e.svc.TransferBetweenSubaccounts(ctx, tc.p)
-					is.Equal(payments.ErrorCode(err), payments.EINVALID)
-					is.Equal(payments.ErrorField(err), tc.field)
+					is.Equal(payments.ErrorCode(err), payments.EINVALID)                   // invalid, not internal
+					is.Equal(payments.ErrorField(err), tc.field)                           // naming the field
+					is.Equal(balances(t, e.svc, "a@example.com", "b@example.com"), before) // nothing moved
 				})
 			}
 		})
@@ -242,5 +247,42 @@ func TestService_SubaccountsCompanyIsolation(t *testing.T) {
 		is.True(mine.Name != sa.Name)
 		auditClean(t, e.svc)
 		auditClean(t, other)
+	})
+}
+
+// TestService_PixKeyMessages: an empty Pix key is required, not of an unknown type; a
+// phone-shaped 11-digit number is told it needs +55 rather than only that it is a bad CPF.
+func TestService_PixKeyMessages(t *testing.T) {
+	eachStore(t, func(t *testing.T, e env) {
+		for _, tc := range []struct{ name, key, field, msg string }{
+			{"Empty", "", "pixKey", "pixKey is required"},
+			{"Blank", "  ", "pixKey", "pixKey is required"},
+			{"PhoneWithoutCountryCode", "11 91234-5689", "pixKey", "pixKey is not a valid Pix key: CPF check digits do not match; read as a CPF because it has 11 digits: a phone key needs the country code, +5511912345689"},
+			{"BadPhone", "+55 11 1234-5678", "pixKey", "pixKey is not a valid Pix key: phone must be +55, a 2-digit area code and a 9-digit mobile number starting with 9"},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				is := is.New(t)
+				_, _, err := e.svc.CreateSubaccount(ctx, payments.CreateSubaccountParams{PixKey: tc.key, Name: "A"})
+				is.Equal(payments.ErrorCode(err), payments.EINVALID)
+				is.Equal(payments.ErrorField(err), tc.field) // naming the field
+				is.Equal(payments.ErrorMessage(err), tc.msg) // saying what is wrong
+			})
+		}
+		t.Run("SplitKeyEmpty", func(t *testing.T) {
+			is := is.New(t)
+			_, err := e.svc.CreateCharge(ctx, payments.CreateChargeParams{CorrelationID: "x", Value: 100, Splits: []payments.Split{{Value: 1}}})
+			is.Equal(payments.ErrorMessage(err), "splits[0].pixKey is required") // the item named
+		})
+		t.Run("Phone", func(t *testing.T) {
+			is := is.New(t)
+			sa, _, err := e.svc.CreateSubaccount(ctx, payments.CreateSubaccountParams{PixKey: "+55 (11) 91234-5689", Name: "A"})
+			is.NoErr(err)                         // a phone key is checked as a phone
+			is.Equal(sa.PixKey, "+5511912345689") // canonical
+			tr, err := e.svc.TransferBetweenSubaccounts(ctx, payments.SubaccountTransferParams{Value: 1,
+				FromPixKey: "+5511912345689", FromPixKeyType: "PHONE", ToPixKey: "11912345684", ToPixKeyType: "PHONE"})
+			is.Equal(payments.ErrorField(err), "toPixKey") // typed PHONE: never read as the CPF it also is
+			is.True(strings.Contains(payments.ErrorMessage(err), "phone must be +55"))
+			is.Equal(tr.Value, int64(0))
+		})
 	})
 }

@@ -1,6 +1,7 @@
 package payments
 
 import (
+	"errors"
 	"regexp"
 	"strings"
 
@@ -35,6 +36,9 @@ func parseTaxID(field, s string) (*TaxID, error) {
 // parsePixKey validates a Pix key of the given type (or of any type when typ is empty)
 // and returns its canonical form.
 func parsePixKey(field, key, typ string) (string, brcode.KeyType, error) {
+	if strings.TrimSpace(key) == "" {
+		return "", "", invalid(field, "%s is required", field)
+	}
 	if typ == "" {
 		t, k, err := brcode.DetectKey(key)
 		if err != nil {
@@ -53,10 +57,15 @@ func parsePixKey(field, key, typ string) (string, brcode.KeyType, error) {
 	return k, t, nil
 }
 
-// reason is a brcode error's text without the package prefix.
+// reason is a brcode error's text without the package prefix and, for an invalid key or
+// tax ID, without the kind the caller's message already says.
 func reason(err error) string {
-	msg := err.Error()
-	msg = strings.TrimPrefix(msg, "brcode: ")
+	msg := strings.TrimPrefix(err.Error(), "brcode: ")
+	for _, kind := range []error{brcode.ErrInvalidKey, brcode.ErrInvalidTaxID} {
+		if errors.Is(err, kind) {
+			msg = strings.TrimPrefix(msg, kind.Error()+": ")
+		}
+	}
 	return msg
 }
 

@@ -108,17 +108,47 @@ func NormalizeKey(key string, t KeyType) (string, error) {
 // a leading "+", parentheses or 13 digits starting with 55 PHONE, 11 digits CPF
 // and 14 characters CNPJ (both with valid check digits). An 11-digit number is
 // always taken as a CPF, never as a phone without country code; pass the type to
-// NormalizeKey when that matters.
+// NormalizeKey when that matters. When such a number is not a valid CPF but has
+// the shape of a mobile number (area code, then 9), the error says that a phone
+// key needs +55, rather than only that the CPF's check digits are wrong.
 func DetectKey(key string) (KeyType, string, error) {
+	if strings.TrimSpace(key) == "" {
+		return "", "", keyErr("empty key")
+	}
 	t := keyShape(key)
 	if t == "" {
 		return "", "", errUnknownKey
 	}
 	k, err := NormalizeKey(key, t)
 	if err != nil {
+		var re *reasonError
+		if d, ok := nationalMobile(key); ok && t == KeyCPF && errors.As(err, &re) {
+			return "", "", keyErr("%s; read as a CPF because it has 11 digits: a phone key needs the country code, +55%s", re.reason, d)
+		}
 		return "", "", err
 	}
 	return t, k, nil
+}
+
+// nationalMobile returns the digits of key when they are a Brazilian mobile number
+// without country code: 11 digits, an area code without 0, then 9.
+func nationalMobile(key string) (string, bool) {
+	d := strings.Map(func(r rune) rune {
+		switch r {
+		case ' ', '-', '.', '(', ')':
+			return -1
+		}
+		return r
+	}, strings.TrimSpace(key))
+	if len(d) != cpfLen || d[0] == '0' || d[1] == '0' || d[2] != '9' {
+		return "", false
+	}
+	for i := 0; i < len(d); i++ {
+		if !isDigit(d[i]) {
+			return "", false
+		}
+	}
+	return d, true
 }
 
 // keyShape classifies key by its shape only ("" when it matches none).

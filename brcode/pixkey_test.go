@@ -132,3 +132,52 @@ func TestDetectKey(t *testing.T) {
 		})
 	}
 }
+
+// TestDetectKey_Phone: phone keys with the country code are PHONE in every notation; an
+// 11-digit number is a CPF (the reference's ambiguity: 11912345684 is both a valid CPF and
+// a mobile number without +55), and when it is not a valid CPF but looks like a mobile
+// number the error says a phone needs +55.
+func TestDetectKey_Phone(t *testing.T) {
+	for _, key := range []string{
+		"+5561912345678", "+55 61 91234-5678", "+55 (61) 91234-5678", "5561912345678", "55 61 91234 5678",
+		"+5511912345684", // the ambiguous number of the reference, with its country code
+	} {
+		t.Run("OK/"+key, func(t *testing.T) {
+			is := is.New(t)
+			typ, got, err := DetectKey(key)
+			is.NoErr(err)             // a phone key
+			is.Equal(typ, KeyPhone)   // detected as a phone, not a CPF
+			is.True(got[:3] == "+55") // canonical, with the +
+			is.Equal(len(got), 14)    // +55, area code, 9 digits
+		})
+	}
+	for _, tc := range []struct{ key, reason string }{
+		{"11912345689", "CPF check digits do not match; read as a CPF because it has 11 digits: a phone key needs the country code, +5511912345689"},
+		{"11 91234-5689", "a phone key needs the country code, +5511912345689"}, // as people write it
+		{"(61) 91234-5678", "phone must be +55"},                                // parentheses: a phone, without country code
+		{"+556191234567", "phone must be +55"},                                  // 8-digit number
+		{"+5501912345678", "phone must be +55"},                                 // area code with 0
+		{"+5561812345678", "phone must be +55"},                                 // mobile must start with 9
+		{"+14155552671", "phone must be +55"},                                   // not Brazil
+		{"12345678900", "CPF check digits do not match"},                        // N22: not phone-shaped, no phone hint
+		{"", "empty key"},
+		{"   ", "empty key"},
+	} {
+		t.Run("Err/"+tc.key, func(t *testing.T) {
+			is := is.New(t)
+			_, _, err := DetectKey(tc.key)
+			is.True(errors.Is(err, ErrInvalidKey))                              // refused
+			is.True(strings.Contains(err.Error(), tc.reason))                   // saying why
+			is.True(!strings.Contains(err.Error(), "cannot tell the key type")) // never a guess failure for these
+		})
+	}
+	t.Run("ValidCPFStaysCPF", func(t *testing.T) {
+		is := is.New(t)
+		typ, got, err := DetectKey("11912345684") // phone-shaped, and a valid CPF
+		is.NoErr(err)
+		is.Equal(typ, KeyCPF) // 11 digits are a CPF: pass the type to mean a phone
+		is.Equal(got, "11912345684")
+		_, err = NormalizeKey("11912345684", KeyPhone)
+		is.True(strings.Contains(err.Error(), "phone must be +55")) // and a phone needs +55
+	})
+}

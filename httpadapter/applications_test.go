@@ -1,7 +1,9 @@
 package httpadapter_test
 
 import (
+	"encoding/base64"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/matryer/is"
@@ -56,4 +58,26 @@ func TestApplications(t *testing.T) {
 		mustStatus(t, is, r, http.StatusBadRequest)
 		is.Equal(r.errMsg(), "clientId is required")
 	})
+}
+
+// TestApplications_DeleteLast: a company cannot deactivate its last active application,
+// which would leave nothing but 401s.
+func TestApplications_DeleteLast(t *testing.T) {
+	is := is.New(t)
+	s := newServer(t, httpadapter.Options{})
+	raw, err := base64.StdEncoding.DecodeString(s.appID)
+	is.NoErr(err)
+	clientID, _, _ := strings.Cut(string(raw), ":")
+	r := s.do(t, "DELETE", "/api/v1/application", s.appID, `{"clientId":"`+clientID+`"}`)
+	mustStatus(t, is, r, http.StatusBadRequest) // refused
+	is.Equal(r.errMsg(), "this is the company's last active application: create another one before deactivating it, or the company loses access to the API")
+	mustStatus(t, is, s.do(t, "GET", "/api/v1/customer", s.appID, ""), http.StatusOK) // the App ID still works
+
+	r = s.do(t, "POST", "/api/v1/application", s.appID, `{"name":"next"}`)
+	mustStatus(t, is, r, http.StatusCreated)
+	next := str(r.body, "application", "appID")
+	r = s.do(t, "DELETE", "/api/v1/application", next, `{"clientId":"`+clientID+`"}`)
+	mustStatus(t, is, r, http.StatusOK)                                                         // with another one active, it may go
+	mustStatus(t, is, s.do(t, "GET", "/api/v1/customer", s.appID, ""), http.StatusUnauthorized) // and is gone
+	mustStatus(t, is, s.do(t, "GET", "/api/v1/customer", next, ""), http.StatusOK)
 }

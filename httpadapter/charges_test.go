@@ -9,6 +9,7 @@ import (
 
 	"github.com/matryer/is"
 
+	"github.com/pixfoundry/payments"
 	"github.com/pixfoundry/payments/brcode"
 	"github.com/pixfoundry/payments/httpadapter"
 )
@@ -154,7 +155,7 @@ func TestCharges(t *testing.T) {
 			{"ExponentValue", `{"correlationID":"x","value":1e3}`, "value must be a whole number of centavos, e.g. 1050 for R$ 10,50 (got 1e3)"},
 			{"StringValue", `{"correlationID":"x","value":"100"}`, "value must be a whole number of centavos, e.g. 1050 for R$ 10,50 (got a string)"},
 			{"HugeValue", `{"correlationID":"x","value":99999999999999999999}`, "value must be a whole number of centavos"},
-			{"FloatSplit", `{"correlationID":"x","value":100,"splits":[{"value":0.5,"pixKey":"a@example.com"}]}`, "splits.value must be a whole number of centavos"},
+			{"FloatSplit", `{"correlationID":"x","value":100,"splits":[{"value":0.5,"pixKey":"a@example.com"}]}`, "splits[0].value must be a whole number of centavos"},
 			{"NegativeValue", `{"correlationID":"x","value":-1}`, "value must be a positive number of centavos"},
 			{"NoValue", `{"correlationID":"x"}`, "value must be a positive number of centavos"},
 			{"NoCorrelationID", `{"value":100}`, "correlationID is required"},
@@ -251,4 +252,58 @@ func TestChargeRefunds(t *testing.T) {
 		mustStatus(t, is, r, http.StatusBadRequest)
 		is.Equal(r.errMsg(), "correlationID is required")
 	})
+}
+
+// TestCharges_Splits: split errors name the item, from JSON decoding and from the Service
+// alike; values are bounded, splits capped, and a charge cannot send money to a
+// subaccount that does not exist. Nothing is created by a refused request.
+func TestCharges_Splits(t *testing.T) {
+	s := newServer(t, httpadapter.Options{})
+	mustStatus(t, is.New(t), s.do(t, "POST", "/api/v1/subaccount", s.appID, `{"pixKey":"a@example.com","name":"A"}`), http.StatusOK)
+	many := make([]string, payments.MaxSplits+1)
+	for i := range many {
+		many[i] = `{"value":1,"pixKey":"a@example.com"}`
+	}
+	for _, tc := range []struct{ name, body, want string }{
+		{"StringValue", `{"correlationID":"x","value":100,"splits":[{"value":1,"pixKey":"a@example.com"},{"value":"2","pixKey":"a@example.com"}]}`,
+			"splits[1].value must be a whole number of centavos, e.g. 1050 for R$ 10,50 (got a string)"},
+		{"FloatValueAnyCase", `{"correlationID":"x","value":100,"SPLITS":[{"value":1,"pixKey":"a@example.com"},{"value":1.5}]}`,
+			"splits[1].value must be a whole number of centavos, e.g. 1050 for R$ 10,50 (got 1.5)"},
+		{"KeyNotString", `{"correlationID":"x","value":100,"splits":[{"value":1,"pixKey":"a@example.com"},{"value":1,"pixKey":5}]}`,
+			"splits[1].pixKey must be a string"},
+		{"ItemNotObject", `{"correlationID":"x","value":100,"splits":[{"value":1,"pixKey":"a@example.com"},5]}`,
+			"splits[1] must be an object"},
+		{"NotArray", `{"correlationID":"x","value":100,"splits":"a@example.com"}`, "splits must be an array"},
+		{"AdditionalInfo", `{"correlationID":"x","value":100,"additionalInfo":[{"key":"a","value":"b"},{"key":1}]}`,
+			"additionalInfo[1].key must be a string"},
+		{"DiscountTier", `{"correlationID":"x","value":100,"type":"OVERDUE","daysForDueDate":2,"discountSettings":{"modality":"FIXED_VALUE_UNTIL_SPECIFIED_DATE",
+			"discountFixedDate":[{"daysActive":1,"value":1},{"daysActive":"2","value":1}]}}`, "discountSettings.discountFixedDate[1].daysActive must be an integer"},
+		{"SumOverflows", `{"correlationID":"x","value":100,"splits":[{"value":9223372036854775807,"pixKey":"a@example.com"},{"value":2,"pixKey":"a@example.com"}]}`,
+			"splits[0].value must be a positive number of centavos up to 999999999999"},
+		{"ValueOverMax", `{"correlationID":"x","value":100,"splits":[{"value":1,"pixKey":"a@example.com"},{"value":1000000000000,"pixKey":"a@example.com"}]}`,
+			"splits[1].value must be a positive number of centavos up to 999999999999"},
+		{"OverChargeValue", `{"correlationID":"x","value":100,"splits":[{"value":60,"pixKey":"a@example.com"},{"value":60,"pixKey":"a@example.com"}]}`,
+			"splits add up to 120, more than the charge value 100"},
+		{"EmptyKey", `{"correlationID":"x","value":100,"splits":[{"value":1,"pixKey":"a@example.com"},{"value":1,"pixKey":""}]}`,
+			"splits[1].pixKey is required"},
+		{"TooMany", `{"correlationID":"x","value":100000,"splits":[` + strings.Join(many, ",") + `]}`, "splits has at most 100 items, got 101"},
+		{"NoSuchSubaccount", `{"correlationID":"x","value":100,"splits":[{"value":1,"pixKey":"a@example.com"},{"value":1,"pixKey":"b@example.com"}]}`,
+			"splits[1].pixKey names no subaccount: create the subaccount b@example.com first"},
+		{"NoSuchChargeSubaccount", `{"correlationID":"x","value":100,"subaccount":"b@example.com"}`,
+			"subaccount names no subaccount: create the subaccount b@example.com first"},
+		{"SubaccountAndSplits", `{"correlationID":"x","value":100,"subaccount":"a@example.com","splits":[{"value":1,"pixKey":"a@example.com"}]}`,
+			"give subaccount (it receives the whole charge) or splits, not both"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			is := is.New(t)
+			r := s.do(t, "POST", "/api/v1/charge", s.appID, tc.body)
+			mustStatus(t, is, r, http.StatusBadRequest)
+			is.Equal(r.errMsg(), tc.want) // the item named, the reason given
+		})
+	}
+	is := is.New(t)
+	r := s.do(t, "GET", "/api/v1/charge", s.appID, "")
+	is.Equal(num(r.body, "pageInfo", "totalCount"), 0) // nothing created
+	c := s.createCharge(t, s.appID, `{"correlationID":"ok","value":100,"splits":[{"value":10,"pixKey":"A@example.com"}]}`)
+	is.Equal(str(list(c, "splits")[0], "pixKey"), "a@example.com") // an existing subaccount, any form of its key
 }

@@ -174,6 +174,7 @@ func decode[T any](r *http.Request) (T, error) {
 	}
 	if err := json.Unmarshal(body, &v); err != nil {
 		if te, ok := errors.AsType[*json.UnmarshalTypeError](err); ok && te.Field != "" {
+			te.Field = indexedField(body, reflect.TypeFor[T](), te.Field) // splits[1].value, not splits.value
 			if te.Type == reflect.TypeFor[centavos]() {
 				return v, invalid(te.Field, "%s must be a whole number of centavos, e.g. 1050 for R$ 10,50 (got %s)", te.Field, gotJSON(te.Value))
 			}

@@ -25,9 +25,10 @@ const (
 // pays an ACTIVE charge its amount due now; a paid or expired charge is refused with 400,
 // so the sandbox never makes a Pix the charge cannot take. identifier (or any id of a
 // static QR code) pays the code its value, or the value query parameter (centavos) when
-// the code has none. Either is a Pix received through payments.Service.ReceivePix, with
-// everything a real one causes (ledger, charge completion, events), with a fresh
-// endToEndId from the fictitious sandbox bank.
+// the code has none. Either is a Pix received through payments.Service.ReceiveChargePix
+// or ReceivePix, with everything a real one causes (ledger, charge completion, events),
+// with a fresh endToEndId from the fictitious sandbox bank. Concurrent calls for one
+// charge pay it once: one 200, the others 400 "charge <correlationID> is already paid".
 //
 // → 200 {transaction, charge} or {transaction, pixQrCode}, as they are after the payment.
 func handleSandboxPay(log *slog.Logger) http.Handler {
@@ -54,23 +55,12 @@ func handleSandboxPay(log *slog.Logger) http.Handler {
 	})
 }
 
+// sandboxPayCharge pays the charge through payments.Service.ReceiveChargePix: the check
+// that the charge can be paid and the payment are one transaction, so of concurrent calls
+// for one charge exactly one pays it and the others are refused.
 func sandboxPayCharge(r *http.Request, id string) (map[string]any, error) {
-	co := company(r)
-	c, err := co.GetCharge(r.Context(), id)
+	x, c, err := company(r).ReceiveChargePix(r.Context(), id, sandboxPix(0, ""))
 	if err != nil {
-		return nil, err
-	}
-	switch c.Status {
-	case payments.ChargeCompleted:
-		return nil, &payments.Error{Code: payments.EPRECONDITION, Field: "transactionID", Message: "charge " + c.CorrelationID + " is already paid"}
-	case payments.ChargeExpired:
-		return nil, &payments.Error{Code: payments.EPRECONDITION, Field: "transactionID", Message: "charge " + c.CorrelationID + " has expired"}
-	}
-	x, err := co.ReceivePix(r.Context(), sandboxPix(c.AmountDue, txid(c.Identifier)))
-	if err != nil {
-		return nil, err
-	}
-	if c, err = co.GetCharge(r.Context(), c.CorrelationID); err != nil {
 		return nil, err
 	}
 	return map[string]any{"transaction": x, "charge": c}, nil
@@ -110,14 +100,6 @@ func sandboxPix(value int64, txID string) payments.ReceivePixParams {
 		Payer:       &payments.Payer{Name: sandboxPayerName, TaxID: sandboxPayerTaxID},
 		InfoPagador: sandboxInfoPagador,
 	}
-}
-
-// txid is the BR Code txid of a charge identifier: its first 25 characters.
-func txid(identifier string) string {
-	if len(identifier) > 25 {
-		return identifier[:25]
-	}
-	return identifier
 }
 
 // sandboxEndToEndID makes the endToEndId of a sandbox Pix in the network's format: "E",

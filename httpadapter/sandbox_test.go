@@ -2,7 +2,10 @@ package httpadapter_test
 
 import (
 	"net/http"
+	"net/http/httptest"
 	"regexp"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -85,6 +88,43 @@ func TestSandbox_PayCharge(t *testing.T) {
 		r := s.do(t, "GET", "/api/v1/transaction", s.appID, "")
 		is.Equal(num(r.body, "pageInfo", "totalCount"), 1) // no second transaction
 	})
+}
+
+// TestSandbox_PayChargeConcurrent: parallel sandbox payments of one charge pay it once:
+// one 200, the others 400, one transaction, and the ledger audits clean.
+func TestSandbox_PayChargeConcurrent(t *testing.T) {
+	is := is.New(t)
+	s := newServer(t, httpadapter.Options{Sandbox: true})
+	c := s.createCharge(t, s.appID, `{"correlationID":"order-1","value":1000}`)
+	const n = 10
+	recs := make([]*httptest.ResponseRecorder, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := httptest.NewRequest("GET", "/openpix/testing?transactionID="+str(c, "transactionID"), nil)
+			r.Header.Set("Authorization", s.appID)
+			recs[i] = httptest.NewRecorder()
+			s.h.ServeHTTP(recs[i], r)
+		}()
+	}
+	wg.Wait()
+	statuses := map[int]int{}
+	for _, w := range recs {
+		statuses[w.Code]++
+		if w.Code == http.StatusBadRequest {
+			is.Equal(strings.TrimSpace(w.Body.String()), `{"error":"charge order-1 is already paid"}`) // the others are refused
+		}
+	}
+	is.Equal(statuses, map[int]int{http.StatusOK: 1, http.StatusBadRequest: n - 1}) // exactly one 200
+	r := s.do(t, "GET", "/api/v1/transaction", s.appID, "")
+	is.Equal(num(r.body, "pageInfo", "totalCount"), 1) // one transaction
+	r = s.do(t, "GET", "/api/v1/charge/order-1", s.appID, "")
+	is.Equal(str(r.body, "charge", "status"), "COMPLETED")
+	rep, err := s.svc.Audit(ctx)
+	is.NoErr(err)
+	is.True(rep.OK()) // the ledger agrees
 }
 
 func TestSandbox_PayChargeErrors(t *testing.T) {

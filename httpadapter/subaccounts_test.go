@@ -71,8 +71,12 @@ func TestSubaccounts(t *testing.T) {
 		}{
 			{"BadKey", "/api/v1/subaccount", `{"pixKey":"not a key","name":"x"}`, http.StatusBadRequest, "pixKey"},
 			{"NoName", "/api/v1/subaccount", `{"pixKey":"x@example.com"}`, http.StatusBadRequest, "name is required"},
+			{"EmptyKey", "/api/v1/subaccount", `{"pixKey":"","name":"x"}`, http.StatusBadRequest, "pixKey is required"},
+			{"PhoneWithoutCountryCode", "/api/v1/subaccount", `{"pixKey":"(11) 91234-5689","name":"x"}`, http.StatusBadRequest, "pixKey is not a valid Pix key: phone must be +55"},
+			{"PhoneAsCPF", "/api/v1/subaccount", `{"pixKey":"11 91234-5689","name":"x"}`, http.StatusBadRequest, "pixKey is not a valid Pix key: CPF check digits do not match; read as a CPF because it has 11 digits: a phone key needs the country code, +5511912345689"},
 			{"FloatTransfer", "/api/v1/subaccount/transfer", `{"value":1.5,"fromPixKey":"loja+1@example.com","toPixKey":"loja2@example.com"}`, http.StatusBadRequest, "value must be a whole number of centavos"},
 			{"TooMuch", "/api/v1/subaccount/transfer", `{"value":100000,"fromPixKey":"loja+1@example.com","fromPixKeyType":"EMAIL","toPixKey":"loja2@example.com","toPixKeyType":"EMAIL"}`, http.StatusBadRequest, "subaccount loja+1@example.com does not have enough balance"},
+			{"NearMaxInt64", "/api/v1/subaccount/transfer", `{"value":9223372036854775807,"fromPixKey":"loja+1@example.com","toPixKey":"loja2@example.com"}`, http.StatusBadRequest, "value must be a positive number of centavos up to 999999999999"},
 			{"UnknownDestination", "/api/v1/subaccount/transfer", `{"value":1,"fromPixKey":"loja+1@example.com","toPixKey":"nobody@example.com"}`, http.StatusBadRequest, "Subaccount not found: nobody@example.com"},
 			{"BadKeyType", "/api/v1/subaccount/transfer", `{"value":1,"fromPixKey":"loja+1@example.com","fromPixKeyType":"IBAN","toPixKey":"loja2@example.com"}`, http.StatusBadRequest, "fromPixKey"},
 			{"Withdraw", "/api/v1/subaccount/loja+1@example.com/withdraw", `{"value":1}`, http.StatusNotImplemented, "subaccount withdrawals are not offered in this version"},
@@ -87,5 +91,11 @@ func TestSubaccounts(t *testing.T) {
 				}
 			})
 		}
+		is := is.New(t)
+		r := s.do(t, "GET", "/api/v1/subaccount/loja2@example.com", s.appID, "")
+		is.Equal(num(r.body, "SubAccount", "balance"), 100) // no refused transfer moved anything
+		rep, err := s.svc.Audit(ctx)
+		is.NoErr(err)
+		is.True(rep.OK()) // and the ledger agrees
 	})
 }

@@ -20,6 +20,12 @@
 // (Service.RunDue): charges past their expiry are recorded EXPIRED, and refunds the bank
 // has settled are recorded CONFIRMED or REJECTED.
 //
+// Every flag is checked before anything is opened or written: a bad one (a -vendor that is
+// not a simple lower-case name, a -base-url that is not an absolute http(s) URL, ...) is
+// reported on stderr and the exit status is 2; -h prints the flags and exits 0. When the
+// default company has applications but none active, the server says so on stdout and
+// that -new-app makes one.
+//
 // The server stops cleanly on SIGINT or SIGTERM: it finishes the requests in flight (for
 // up to shutdownTimeout), stops the tick loop and closes the database.
 package main
@@ -33,13 +39,20 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/signal"
+	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/pixfoundry/payments"
+	"github.com/pixfoundry/payments/brcode"
 	"github.com/pixfoundry/payments/httpadapter"
 )
 
@@ -61,12 +74,48 @@ const maxHeaderBytes = 1 << 20
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr, nil); err != nil {
-		fmt.Fprintln(os.Stderr, "server:", err)
-		os.Exit(1)
+	code := cli(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// Exit codes.
+const (
+	exitOK    = 0 // stopped cleanly, or -h
+	exitError = 1 // could not start, or failed while serving
+	exitUsage = 2 // a bad command line: nothing was opened or written
+)
+
+// cli runs the server with the command-line arguments and returns the exit code. Errors
+// are reported on stderr.
+func cli(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	err := run(ctx, args, stdout, stderr, nil)
+	var ue *usageError
+	switch {
+	case err == nil, errors.Is(err, flag.ErrHelp): // the flag package printed the usage
+		return exitOK
+	case errors.As(err, &ue):
+		if ue.msg != "" { // "" when the flag package has reported it already
+			fmt.Fprintf(stderr, "server: %s (server -h lists the flags)\n", ue.msg)
+		}
+		return exitUsage
+	default:
+		fmt.Fprintln(stderr, "server:", err)
+		return exitError
 	}
 }
+
+// usageError is a bad command line.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string {
+	if e.msg == "" {
+		return "bad command line"
+	}
+	return e.msg
+}
+
+func badFlag(format string, args ...any) error { return &usageError{msg: fmt.Sprintf(format, args...)} }
 
 // config is the parsed command line.
 type config struct {
@@ -76,10 +125,16 @@ type config struct {
 	tick                               time.Duration
 }
 
+// parseFlags parses and checks the command line, before anything is opened or written.
+// -h gives flag.ErrHelp; anything wrong, a *usageError naming the flag.
 func parseFlags(args []string, stderr io.Writer) (config, error) {
 	var c config
 	fs := flag.NewFlagSet("server", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "Usage: server [flags]\n\nServes the OpenPix-compatible HTTP API over a bbolt file.\n\nFlags:\n")
+		fs.PrintDefaults()
+	}
 	fs.StringVar(&c.addr, "addr", "127.0.0.1:8080", "address to listen on")
 	fs.StringVar(&c.db, "db", "payments.db", "bbolt database file (created if missing)")
 	fs.StringVar(&c.baseURL, "base-url", "", "public base URL used in returned links (default http://<listen address>)")
@@ -91,15 +146,85 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.BoolVar(&c.newApp, "new-app", false, "create a new application and print its App ID")
 	fs.DurationVar(&c.tick, "tick", defaultTick, "how often to expire charges and settle refunds in every company (0 turns it off)")
 	if err := fs.Parse(args); err != nil {
-		return c, err
+		if errors.Is(err, flag.ErrHelp) {
+			return c, err
+		}
+		return c, &usageError{} // the flag package has printed the error and the usage
 	}
 	if fs.NArg() > 0 {
-		return c, fmt.Errorf("unexpected arguments: %v", fs.Args())
+		return c, badFlag("unexpected arguments: %q", fs.Args())
+	}
+	return c, c.check()
+}
+
+// vendorRE is a vendor name: lower-case letters and digits, words joined by hyphens. It
+// becomes a path segment (/<vendor>/testing, /api/<vendor>/v1) and an event prefix.
+var vendorRE = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+
+// maxVendor is the longest vendor name accepted.
+const maxVendor = 32
+
+// maxMerchantText is the longest -merchant-name or -merchant-city, as the Service limits
+// a company's.
+const maxMerchantText = 200
+
+// check validates every flag, so that a mistake is reported before anything is opened.
+func (c config) check() error {
+	if _, port, err := net.SplitHostPort(c.addr); err != nil {
+		return badFlag("-addr %q must be host:port, e.g. 127.0.0.1:8080 or :8080", c.addr)
+	} else if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+		return badFlag("-addr %q: the port must be a number from 0 to 65535", c.addr)
+	}
+	if c.db == "" {
+		return badFlag("-db must name a database file")
+	}
+	if fi, err := os.Stat(c.db); err == nil && fi.IsDir() {
+		return badFlag("-db %q is a directory; name a file in it, e.g. %s", c.db, filepath.Join(c.db, "payments.db"))
+	}
+	if c.baseURL != "" {
+		if err := checkBaseURL(c.baseURL); err != nil {
+			return badFlag("-base-url %q %v", c.baseURL, err)
+		}
+	}
+	if len(c.vendor) > maxVendor || !vendorRE.MatchString(c.vendor) {
+		return badFlag("-vendor %q must be 1 to %d lower-case letters and digits, words joined by hyphens, e.g. %s", c.vendor, maxVendor, payments.DefaultVendor)
+	}
+	if c.pixKey != "" {
+		if _, _, err := brcode.DetectKey(c.pixKey); err != nil {
+			return badFlag("-pix-key %q is not a valid Pix key: %s", c.pixKey, strings.TrimPrefix(err.Error(), "brcode: "))
+		}
+	}
+	for _, f := range []struct{ name, value string }{{"-merchant-name", c.merchantName}, {"-merchant-city", c.merchantCity}} {
+		if utf8.RuneCountInString(f.value) > maxMerchantText {
+			return badFlag("%s must have at most %d characters", f.name, maxMerchantText)
+		}
+		if !utf8.ValidString(f.value) || strings.IndexFunc(f.value, unicode.IsControl) >= 0 {
+			return badFlag("%s must be text without control characters", f.name)
+		}
 	}
 	if c.tick < 0 {
-		return c, fmt.Errorf("-tick must not be negative, got %v", c.tick)
+		return badFlag("-tick must not be negative, got %v (0 turns the periodic work off)", c.tick)
 	}
-	return c, nil
+	return nil
+}
+
+// checkBaseURL accepts an absolute http or https URL with a host and no query, fragment
+// or credentials: the links the server returns are built by appending paths to it.
+func checkBaseURL(s string) error {
+	u, err := url.Parse(s)
+	switch {
+	case err != nil:
+		return errors.New("is not a URL")
+	case u.Scheme != "http" && u.Scheme != "https":
+		return errors.New("must start with http:// or https://")
+	case u.Host == "" || u.Opaque != "":
+		return errors.New("must name a host, e.g. https://pix.example.com")
+	case u.User != nil:
+		return errors.New("must not carry credentials")
+	case u.RawQuery != "" || u.ForceQuery || u.Fragment != "":
+		return errors.New("must not have a query or a fragment")
+	}
+	return nil
 }
 
 // run serves until ctx is done, then shuts down. It prints the App ID line (when it
@@ -222,19 +347,26 @@ func runDue(ctx context.Context, svc *payments.Service, tick time.Duration, log 
 }
 
 // ensureApplication creates an application for the default company and prints its App ID
-// when the company has none yet (a new database), or when asked with -new-app.
+// when the company has none yet (a new database), or when asked with -new-app. When the
+// company has applications but none is active (a database from a version that let the
+// last one be deactivated), no request can authenticate: it says so on stdout, with the
+// fix.
 func ensureApplication(ctx context.Context, svc *payments.Service, newApp bool, stdout io.Writer, log *slog.Logger) error {
-	apps, page, err := svc.ListApplications(ctx, payments.ListParams{Limit: 1})
+	total, active, err := countApplications(ctx, svc)
 	if err != nil {
 		return err
 	}
 	name := "default"
 	switch {
-	case page.TotalCount > 0 && !newApp:
+	case total > 0 && active == nil && !newApp:
+		log.Warn("the default company has no active application", "applications", total)
+		_, err := fmt.Fprintln(stdout, "No active application: the default company's App IDs are all deactivated, so every API request gets 401. Start the server with -new-app to create an application and print its App ID.")
+		return err
+	case total > 0 && !newApp:
 		log.Info("using the existing application; its App ID was printed when it was created (-new-app makes another)",
-			"client_id", apps[0].ClientID, "applications", page.TotalCount)
+			"client_id", active.ClientID, "applications", total)
 		return nil
-	case page.TotalCount > 0:
+	case total > 0:
 		name = "server " + time.Now().UTC().Format("2006-01-02T15:04:05.000000000Z")
 	}
 	a, err := svc.CreateApplication(ctx, payments.ApplicationParams{Name: name, Type: payments.ApplicationAPI})
@@ -244,6 +376,25 @@ func ensureApplication(ctx context.Context, svc *payments.Service, newApp bool, 
 	log.Info("created an application", "name", a.Name, "client_id", a.ClientID)
 	_, err = fmt.Fprintf(stdout, "App ID: %s\n", a.AppID())
 	return err
+}
+
+// countApplications returns how many applications the company has and its newest active
+// one (nil when none is active).
+func countApplications(ctx context.Context, svc *payments.Service) (int, *payments.Application, error) {
+	for skip := 0; ; skip += payments.MaxLimit {
+		apps, page, err := svc.ListApplications(ctx, payments.ListParams{Skip: skip, Limit: payments.MaxLimit})
+		if err != nil {
+			return 0, nil, err
+		}
+		for _, a := range apps {
+			if a.IsActive {
+				return page.TotalCount, &a, nil
+			}
+		}
+		if !page.HasNextPage {
+			return page.TotalCount, nil, nil
+		}
+	}
 }
 
 // applyIdentity sets the default company's receiving identity from the flags given, on

@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
+	"io/fs"
 	"net/http"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -15,7 +18,10 @@ import (
 
 	"github.com/matryer/is"
 
+	"github.com/pixfoundry/payments"
 	"github.com/pixfoundry/payments/brcode"
+	"github.com/pixfoundry/payments/store"
+	"github.com/pixfoundry/payments/store/bolt"
 )
 
 // lockedBuffer is a bytes.Buffer safe for the server's goroutines to write while the test
@@ -196,6 +202,116 @@ func TestRun_Links(t *testing.T) {
 	is.True(strings.HasPrefix(charge["qrCodeImage"].(string), "https://pix.example.com/openpix/charge/brcode/image/")) // -base-url, without its trailing slash
 	status, _ = call(t, "GET", srv.base+"/openpix/testing?transactionID="+charge["transactionID"].(string), appID, "")
 	is.Equal(status, http.StatusNotFound) // no sandbox with -sandbox=false
+	is.NoErr(srv.stop())
+}
+
+// TestCLI_Help: -h prints the flags and exits 0.
+func TestCLI_Help(t *testing.T) {
+	is := is.New(t)
+	var stdout, stderr lockedBuffer
+	code := cli(context.Background(), []string{"-h"}, &stdout, &stderr)
+	is.Equal(code, 0)                                           // help is not an error
+	is.True(strings.Contains(stderr.String(), "Usage: server")) // the usage
+	is.True(strings.Contains(stderr.String(), "-vendor"))       // with every flag
+	is.True(!strings.Contains(stderr.String(), "help requested"))
+}
+
+// TestCLI_BadFlags: every flag is checked before anything is opened or written; a bad one
+// is named on stderr, with exit status 2, and no panic.
+func TestCLI_BadFlags(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string // in stderr
+	}{
+		{"Unknown", []string{"-nope"}, "flag provided but not defined: -nope"},
+		{"Extra", []string{"extra"}, "unexpected arguments"},
+		{"VendorDotDot", []string{"-vendor", "../x"}, "-vendor"},
+		{"VendorSlash", []string{"-vendor", "/"}, "-vendor"},
+		{"VendorWildcard", []string{"-vendor", "{x}"}, "-vendor"},
+		{"VendorEmpty", []string{"-vendor", ""}, "-vendor"},
+		{"VendorUpper", []string{"-vendor", "OpenPix"}, "-vendor"},
+		{"VendorSpace", []string{"-vendor", "a b"}, "-vendor"},
+		{"VendorLong", []string{"-vendor", strings.Repeat("a", 33)}, "-vendor"},
+		{"BaseURLJavascript", []string{"-base-url", "javascript:alert(1)"}, "-base-url"},
+		{"BaseURLNoScheme", []string{"-base-url", "pix.example.com"}, "-base-url"},
+		{"BaseURLFTP", []string{"-base-url", "ftp://pix.example.com"}, "-base-url"},
+		{"BaseURLNoHost", []string{"-base-url", "https://"}, "-base-url"},
+		{"BaseURLQuery", []string{"-base-url", "https://pix.example.com/?a=1"}, "-base-url"},
+		{"BaseURLUser", []string{"-base-url", "https://me:pw@pix.example.com"}, "-base-url"},
+		{"AddrNoPort", []string{"-addr", "localhost"}, "-addr"},
+		{"AddrBadPort", []string{"-addr", "127.0.0.1:99999"}, "-addr"},
+		{"DBEmpty", []string{"-db", ""}, "-db"},
+		{"DBDirectory", []string{"-db", dir}, "-db"},
+		{"PixKey", []string{"-pix-key", "not a key"}, "-pix-key"},
+		{"MerchantNameControl", []string{"-merchant-name", "Loja\nX"}, "-merchant-name"},
+		{"MerchantCityLong", []string{"-merchant-city", strings.Repeat("a", 201)}, "-merchant-city"},
+		{"TickNegative", []string{"-tick", "-1s"}, "-tick"},
+		{"TickNotDuration", []string{"-tick", "soon"}, "-tick"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			is := is.New(t)
+			db := filepath.Join(t.TempDir(), "x.db")
+			var stdout, stderr lockedBuffer
+			code := cli(context.Background(), append([]string{"-addr", "127.0.0.1:0", "-db", db}, tc.args...), &stdout, &stderr)
+			is.Equal(code, 2)                                   // a usage error
+			is.True(strings.Contains(stderr.String(), tc.want)) // naming the flag
+			is.Equal(stdout.String(), "")
+			_, err := os.Stat(db)
+			is.True(errors.Is(err, fs.ErrNotExist)) // nothing was written
+		})
+	}
+}
+
+// TestRun_NoActiveApplication: a database whose default company has applications but none
+// active (possible before the last one could no longer be deactivated) starts, and says on
+// stdout that nothing can authenticate and how to fix it.
+func TestRun_NoActiveApplication(t *testing.T) {
+	is := is.New(t)
+	db := filepath.Join(t.TempDir(), "payments.db")
+	srv := start(t, "-db", db)
+	appID := appIDLine.FindStringSubmatch(srv.stdout.String())[1]
+	is.NoErr(srv.stop())
+
+	// Deactivate it behind the Service's back, as an older version could.
+	st, err := bolt.Open(db)
+	is.NoErr(err)
+	err = st.Update(context.Background(), func(tx store.Tx) error {
+		page, err := tx.List("applications", "_system", store.Query{Index: "company:" + payments.DefaultCompanyID, Limit: 10})
+		if err != nil {
+			return err
+		}
+		for _, r := range page.Records {
+			var a map[string]any
+			if err := json.Unmarshal(r.Data, &a); err != nil {
+				return err
+			}
+			a["isActive"] = false
+			if r.Data, err = json.Marshal(a); err != nil {
+				return err
+			}
+			if err := tx.Put("applications", "_system", r); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	is.NoErr(err)
+	is.NoErr(st.Close())
+
+	srv = start(t, "-db", db)
+	is.True(strings.HasPrefix(srv.stdout.String(), "No active application:")) // said on stdout
+	is.True(strings.Contains(srv.stdout.String(), "-new-app"))                // with the fix
+	status, _ := call(t, "GET", srv.base+"/api/v1/customer", appID, "")
+	is.Equal(status, http.StatusUnauthorized) // indeed
+	is.NoErr(srv.stop())
+
+	srv = start(t, "-db", db, "-new-app")
+	m := appIDLine.FindStringSubmatch(srv.stdout.String())
+	is.True(m != nil) // the fix works
+	status, _ = call(t, "GET", srv.base+"/api/v1/customer", m[1], "")
+	is.Equal(status, http.StatusOK)
 	is.NoErr(srv.stop())
 }
 

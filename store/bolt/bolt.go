@@ -22,6 +22,7 @@ import (
 	"time"
 
 	bbolt "go.etcd.io/bbolt"
+	bberrors "go.etcd.io/bbolt/errors"
 
 	"github.com/pixfoundry/payments/store"
 )
@@ -43,9 +44,17 @@ type Store struct {
 	writer *writer
 }
 
-// Open opens (creating if needed) the bbolt file at path.
+// Open opens (creating if needed) the bbolt file at path. A file another process has open
+// (bbolt locks it) is an error saying so, after DefaultTimeout.
 func Open(path string) (*Store, error) {
-	db, err := bbolt.Open(path, 0o600, &bbolt.Options{Timeout: DefaultTimeout, FreelistType: bbolt.FreelistMapType})
+	return open(path, DefaultTimeout)
+}
+
+func open(path string, timeout time.Duration) (*Store, error) {
+	db, err := bbolt.Open(path, 0o600, &bbolt.Options{Timeout: timeout, FreelistType: bbolt.FreelistMapType})
+	if errors.Is(err, bberrors.ErrTimeout) {
+		return nil, fmt.Errorf("bolt store: %s is in use by another process (waited %v for its lock): stop that process or use another file", path, timeout)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("bolt store: open %s: %w", path, err)
 	}
