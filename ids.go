@@ -74,6 +74,17 @@ func (g *idSource) hex32() string {
 	return hex.EncodeToString(b[:])
 }
 
+// alphanumerics is n letters and digits drawn from the source (each byte mod 62: a small
+// bias, harmless for ids that need only be unique).
+func (g *idSource) alphanumerics(n int) string {
+	b := make([]byte, n)
+	g.read(b)
+	for i, c := range b {
+		b[i] = sandboxAlphanumerics[int(c)%len(sandboxAlphanumerics)]
+	}
+	return string(b)
+}
+
 func newIDSource(r io.Reader) *idSource {
 	if r == nil {
 		r = rand.Reader

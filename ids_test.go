@@ -47,6 +47,7 @@ func idFlow(t *testing.T, seed byte) []byte {
 	keep(svc.CreateChargeRefund(ctx, "c1", payments.ChargeRefundParams{CorrelationID: "r1", Value: 100}))
 	app, err := svc.CreateApplication(ctx, payments.ApplicationParams{Name: "erp", Type: payments.ApplicationAPI})
 	keep(app, err)
+	keep(svc.NewSandboxEndToEndID(), nil)
 	keep(svc.Events(ctx, 0, 100))
 	data, err := json.Marshal(out)
 	is.NoErr(err)

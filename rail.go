@@ -242,6 +242,15 @@ func railKey(key string, t brcode.KeyType) (brcode.KeyType, string, error) {
 
 const sandboxAlphanumerics = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 
+// NewSandboxEndToEndID returns a new endToEndId of a Pix sent by the fictitious sandbox
+// bank, in the network's format: "E", SandboxISPB, the Service's time as yyyyMMddHHmm in
+// UTC and 11 letters and digits from the Service's id source; 32 characters. The sandbox
+// pay route gives it to the Pix it simulates, so that with a ManualClock and a fixed
+// Options.IDs its output is the same on every run.
+func (s *Service) NewSandboxEndToEndID() string {
+	return "E" + SandboxISPB + s.now().Format("200601021504") + s.core.ids.alphanumerics(11)
+}
+
 // sandboxEndToEndID is the order's endToEndId: see SandboxRail.
 func sandboxEndToEndID(o PixOrder) string {
 	prefix := "E"

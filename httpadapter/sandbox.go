@@ -1,12 +1,10 @@
 package httpadapter
 
 import (
-	"crypto/rand"
 	"log/slog"
 	"net/http"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/pixfoundry/payments"
 )
@@ -59,7 +57,7 @@ func handleSandboxPay(log *slog.Logger) http.Handler {
 // that the charge can be paid and the payment are one transaction, so of concurrent calls
 // for one charge exactly one pays it and the others are refused.
 func sandboxPayCharge(r *http.Request, id string) (map[string]any, error) {
-	x, c, err := company(r).ReceiveChargePix(r.Context(), id, sandboxPix(0, ""))
+	x, c, err := company(r).ReceiveChargePix(r.Context(), id, sandboxPix(r, 0, ""))
 	if err != nil {
 		return nil, err
 	}
@@ -86,26 +84,19 @@ func sandboxPayQRCode(r *http.Request, id string) (map[string]any, error) {
 	if value == 0 {
 		return nil, invalid("value", "value is required: this QR code lets the payer choose the amount (centavos)")
 	}
-	x, err := co.ReceivePix(r.Context(), sandboxPix(value, qr.Identifier))
+	x, err := co.ReceivePix(r.Context(), sandboxPix(r, value, qr.Identifier))
 	if err != nil {
 		return nil, err
 	}
 	return map[string]any{"transaction": x, "pixQrCode": qr}, nil
 }
 
-// sandboxPix is the Pix the sandbox's payer sends.
-func sandboxPix(value int64, txID string) payments.ReceivePixParams {
+// sandboxPix is the Pix the sandbox's payer sends, with an endToEndId from the Service's
+// clock and id source.
+func sandboxPix(r *http.Request, value int64, txID string) payments.ReceivePixParams {
 	return payments.ReceivePixParams{
-		EndToEndID: sandboxEndToEndID(time.Now()), Value: value, TxID: txID,
+		EndToEndID: company(r).NewSandboxEndToEndID(), Value: value, TxID: txID,
 		Payer:       &payments.Payer{Name: sandboxPayerName, TaxID: sandboxPayerTaxID},
 		InfoPagador: sandboxInfoPagador,
 	}
-}
-
-// sandboxEndToEndID makes the endToEndId of a sandbox Pix in the network's format: "E",
-// the payer bank's ISPB (the fictitious payments.SandboxISPB), the time as yyyyMMddHHmm in
-// UTC and 11 random letters and digits; 32 characters. The time is the payer bank's wall
-// clock, as in a real Pix, not the Service's (which stamps the transaction).
-func sandboxEndToEndID(at time.Time) string {
-	return "E" + payments.SandboxISPB + at.UTC().Format("200601021504") + rand.Text()[:11]
 }
