@@ -25,7 +25,7 @@ import (
 //
 // An order that is not final always has a due time (NextAttempt) and an entry in the order
 // queue, a collection of the system space ordered by due time. The creating call owns the
-// first send for orderLease; if it never records an answer (Send failed, hung, or the
+// first send for its lease (the send timeout and a margin); if it never records an answer (Send failed, hung, or the
 // process died) the order falls due and the periodic pass (RunDue, runOrders) takes it: it
 // claims it in a transaction (Attempts+1, a new lease), then calls Send again, or Status
 // when the Rail already accepted it, and records the answer. A Send that fails is retried
@@ -43,15 +43,19 @@ const (
 const DefaultSendTimeout = 30 * time.Second
 
 const (
-	// orderLease is how long a claimed send (or status call) owns an order before the pass
-	// may try again: longer than the call's timeout, so that two calls rarely overlap (when
-	// they do, the Rail's idempotence and the order's single settlement keep it safe).
-	orderLease = DefaultSendTimeout + 30*time.Second
+	// orderLeaseMargin is added to the send timeout to make the lease: how long a claimed
+	// send (or status call) owns an order before the pass may try again. Longer than the
+	// call's timeout, so that two calls rarely overlap; when they do, the Rail's idempotence
+	// and the order's single settlement keep it safe.
+	orderLeaseMargin = 30 * time.Second
 	// orderPollInterval is how soon an order the Rail accepted is asked about again.
 	orderPollInterval = 10 * time.Second
 	// orderQueuePage is how many due orders the pass reads per transaction.
 	orderQueuePage = 100
 )
+
+// orderLease is how long a claimed send owns its order: the send timeout and a margin.
+func (s *Service) orderLease() time.Duration { return s.core.sendTimeout + orderLeaseMargin }
 
 // orderBackoff is the wait after the attempts-th failed send: 10 s doubling, at most 10 min.
 func orderBackoff(attempts int) time.Duration {
@@ -147,7 +151,7 @@ func queueSort(due time.Time, company, orderID string) string {
 // words it. o carries ID, Kind, Source, Value, Fee and destination.
 func (t *txn) createOrder(o order) error {
 	o.Status, o.SentAt, o.CreatedAt, o.UpdatedAt = OrderPending, t.now, t.now, t.now
-	o.Attempts, o.NextAttempt = 1, t.now.Add(orderLease) // this call owns the first send
+	o.Attempts, o.NextAttempt = 1, t.now.Add(t.svc.orderLease()) // this call owns the first send
 	if _, err := t.holdOn(o.Source, o.Value+o.Fee, strings.ToLower(string(o.Kind))+".hold", o.ID); err != nil {
 		return err
 	}
@@ -317,7 +321,7 @@ func (s *Service) claimOrder(ctx context.Context, id string) (order, bool, error
 			return nil
 		}
 		o.Attempts++
-		o.NextAttempt, o.UpdatedAt = t.now.Add(orderLease), t.now
+		o.NextAttempt, o.UpdatedAt = t.now.Add(t.svc.orderLease()), t.now
 		ok = true
 		return t.saveOrder(o, false)
 	})
