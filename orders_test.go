@@ -154,8 +154,8 @@ func TestOrders_FailedSendIsResent(t *testing.T) {
 
 		e.clock.Advance(10 * time.Second) // the first retry's backoff
 		is.NoErr(e.svc.RunDue(ctx))
-		is.Equal(rail.sendCount(p.ID), 2)                                     // sent again by the pass
-		is.Equal(paymentStatus(t, e.svc, "p1"), payments.PaymentConfirmed)   // and settled
+		is.Equal(rail.sendCount(p.ID), 2)                                       // sent again by the pass
+		is.Equal(paymentStatus(t, e.svc, "p1"), payments.PaymentConfirmed)      // and settled
 		is.Equal(balance(t, e), payments.Balance{Total: 7000, Available: 7000}) // the money left once
 		is.NoErr(e.svc.RunDue(ctx))
 		is.Equal(rail.sendCount(p.ID), 2) // a final order is never sent again
@@ -182,7 +182,7 @@ func TestOrders_HungSendIsResent(t *testing.T) {
 		is.Equal(rail.sendCount(p.ID), 1) // the first send's lease still holds
 		e.clock.Advance(time.Minute)      // the lease (timeout + margin) has run out
 		is.NoErr(e.svc.RunDue(ctx))
-		is.Equal(rail.sendCount(p.ID), 2)                                   // sent again
+		is.Equal(rail.sendCount(p.ID), 2)                                  // sent again
 		is.Equal(paymentStatus(t, e.svc, "p1"), payments.PaymentConfirmed) // settled by the pass
 
 		close(release)
