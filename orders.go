@@ -204,17 +204,15 @@ func (t *txn) orderByID(id string) (order, error) {
 // the answer. It reports whether the order reached a final status. Failures are logged:
 // the order stays due, and the pass tries again.
 func (s *Service) sendOrder(ctx context.Context, o order) bool {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.core.sendTimeout)
+	ctx = context.WithoutCancel(ctx) // the request may end; the order's send and record go on
+	railCtx, cancel := context.WithTimeout(ctx, s.core.sendTimeout)
 	defer cancel()
 	var st Settlement
 	var err error
 	if o.Accepted {
-		st, err = s.core.rail.Status(ctx, o.pix())
+		st, err = s.core.rail.Status(railCtx, o.pix())
 	} else {
-		st, err = s.core.rail.Send(ctx, o.pix())
-	}
-	if err == nil && ctx.Err() != nil {
-		err = ctx.Err()
+		st, err = s.core.rail.Send(railCtx, o.pix())
 	}
 	final, rerr := s.recordOrder(ctx, o.ID, st, err)
 	if rerr != nil {
