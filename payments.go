@@ -112,6 +112,9 @@ func New(st store.Store, opts Options) (*Service, error) {
 	if err := svc.ensureDefaultCompany(context.Background(), opts.DefaultCompany); err != nil {
 		return nil, err
 	}
+	if err := svc.migrateOrders(context.Background()); err != nil {
+		return nil, err
+	}
 	return svc, nil
 }
 

@@ -325,3 +325,50 @@ func (s *Service) listRefunds(ctx context.Context, p ListParams, index, chargeID
 	})
 	return out, p.info(total), err
 }
+
+// adoptRefunds gives an order to every refund IN_PROCESSING that has none: a refund a
+// version before the order machine recorded (its hold exists, under the refund's id). The
+// order is due at once, so the next pass sends it (the Rail is idempotent by the refund's
+// id). Open runs it once per database (see migrateOrders).
+func (s *Service) adoptRefunds(ctx context.Context) (int, error) {
+	n := 0
+	for skip := 0; ; skip += orderQueuePage {
+		var page []Refund
+		err := s.view(ctx, func(t *txn) error {
+			var err error
+			page, _, err = list(t, collRefunds, store.Query{Index: indexProcessing, Skip: skip, Limit: orderQueuePage},
+				func(r *Refund, id string) { r.RefundID = id })
+			return err
+		})
+		if err != nil {
+			return n, err
+		}
+		for _, r := range page {
+			adopted := false
+			err := s.update(ctx, func(t *txn) error {
+				adopted = false
+				if _, err := t.orderByID(r.RefundID); ErrorCode(err) != ENOTFOUND {
+					return err // it has its order (nil), or the read failed
+				}
+				cur, err := t.refundByID(r.RefundID)
+				if err != nil || cur.Status != RefundInProcessing {
+					return err
+				}
+				o := order{ID: cur.RefundID, Kind: OrderRefund, Source: accountSource(cur.AccountID), Value: cur.Value,
+					EndToEndID: cur.TransactionEndToEndID, Comment: cur.Comment, Status: OrderPending,
+					SentAt: cur.CreatedAt, NextAttempt: t.now, CreatedAt: cur.CreatedAt, UpdatedAt: t.now}
+				adopted = true
+				return t.saveOrder(o, true)
+			})
+			if err != nil {
+				return n, err
+			}
+			if adopted {
+				n++
+			}
+		}
+		if len(page) < orderQueuePage {
+			return n, nil
+		}
+	}
+}
