@@ -177,21 +177,22 @@ func (t *txn) saveOrder(o order, insert bool) error {
 	}
 	qid := queueID(t.company, o.ID)
 	if o.Status != OrderPending {
-		err := t.tx.Delete(collOrderQueue, systemSpace, qid)
-		if ok, err := found(storeErr(err, "order")); err != nil || !ok {
-			return err
-		}
-		return nil
+		_, err := found(storeErr(t.tx.Delete(collOrderQueue, systemSpace, qid), "order"))
+		return err // a missing entry is fine: it is gone either way
 	}
 	r, err := encode(qid, queueEntry{Company: t.company, Order: o.ID}, nil,
 		[]store.Index{{Name: indexDue, Sort: queueSort(o.NextAttempt, t.company, o.ID)}})
 	if err != nil {
 		return err
 	}
-	if insert {
-		return storeErr(t.tx.Insert(collOrderQueue, systemSpace, r), "order")
+	if !insert {
+		err = t.tx.Put(collOrderQueue, systemSpace, r)
+		if !errors.Is(err, store.ErrNotFound) {
+			return storeErr(err, "order")
+		}
+		// no entry (an order adopted by migrateOrders had none): insert it
 	}
-	return storeErr(t.tx.Put(collOrderQueue, systemSpace, r), "order")
+	return storeErr(t.tx.Insert(collOrderQueue, systemSpace, r), "order")
 }
 
 func (t *txn) orderByID(id string) (order, error) {
