@@ -156,14 +156,20 @@ func TestService_WithdrawFromSubaccount_Triggers(t *testing.T) {
 	clock := payments.NewManualClock(t0)
 	svc, err := payments.New(memory.New(), payments.Options{Clock: clock, Rail: payments.NewSandboxRail(clock, time.Minute)})
 	is.NoErr(err)
-	for _, key := range []string{payments.SandboxKeyBankError, "ok@example.com"} {
+	for _, key := range []string{payments.SandboxKeyBankError, payments.SandboxKeyNotFound, "ok@example.com"} {
 		mustSubaccount(t, svc, key, 1000)
 	}
 	_, err = svc.WithdrawFromSubaccount(ctx, payments.SandboxKeyBankError, 0)
 	is.NoErr(err)
+	nf, err := svc.WithdrawFromSubaccount(ctx, payments.SandboxKeyNotFound, 0)
+	is.NoErr(err)
+	is.Equal(nf.Status, payments.WithdrawalCreated) // as created; the bank refuses it at once
+	sa, err := svc.GetSubaccount(ctx, payments.SandboxKeyNotFound)
+	is.NoErr(err)
+	is.Equal(sa.Balance, int64(1000)) // INVALID_PIX_KEY: nothing sent, all of it back at once
 	_, err = svc.WithdrawFromSubaccount(ctx, "ok@example.com", 666)
 	is.NoErr(err)
-	sa, err := svc.GetSubaccount(ctx, "ok@example.com")
+	sa, err = svc.GetSubaccount(ctx, "ok@example.com")
 	is.NoErr(err)
 	is.Equal(sa.Balance, int64(334)) // held while the bank has not answered
 	audit(t, svc)
@@ -176,9 +182,9 @@ func TestService_WithdrawFromSubaccount_Triggers(t *testing.T) {
 	}
 	xs, _, err := svc.ListTransactions(ctx, payments.TransactionFilter{Type: payments.TransactionWithdraw})
 	is.NoErr(err)
-	is.Equal(len(xs), 2)
+	is.Equal(len(xs), 3)
 	for _, x := range xs {
-		is.Equal(x.Status, "FAILED")
+		is.Equal(x.Status, "FAILED") // every trigger
 	}
 	audit(t, svc)
 }
