@@ -240,10 +240,11 @@ func addAmount(a, b int64) (int64, bool) {
 	return s, true
 }
 
-// hold is a reservation of part of an account's balance (TigerBeetle's pending transfer):
-// hold moves money from the available book to the blocked book, and settleHold or
-// releaseHold resolve it, in parts or at once, never for more than remains. The blocked
-// book's balance is always the sum of the Remaining of the account's open holds.
+// hold is a reservation of part of an account's (or a subaccount's) balance (TigerBeetle's
+// pending transfer): hold moves money from the available book to the blocked book, and
+// settleHold, releaseHold or resolveHold resolve it, in parts or at once, never for more
+// than remains. The blocked book's balance is always the sum of the Remaining of its
+// source's open holds.
 type hold struct {
 	Ref       string `json:"ref"`
 	AccountID string `json:"accountId,omitempty"`
@@ -401,7 +402,7 @@ func (r AuditReport) OK() bool { return len(r.Problems) == 0 }
 // Audit checks the company's ledger in one read transaction. It re-derives every book's
 // balance by summing the journal and reports: any entry whose postings do not sum to zero,
 // any book whose stored balance differs from the journal's, a book posted to but missing,
-// a NoOverdraft book below zero, a blocked book that differs from the sum of its account's
+// a NoOverdraft book below zero, a blocked book that differs from the sum of its (sub)account's
 // open holds, and the sum of all books if it is not zero. Its cost grows with the size of
 // the journal; it is a check to run in tests and from time to time, not on every call.
 func (s *Service) Audit(ctx context.Context) (AuditReport, error) {
