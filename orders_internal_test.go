@@ -60,3 +60,38 @@ func refundStatusOf(t *testing.T, svc *Service, id string) RefundStatus {
 	}
 	return r.Status
 }
+
+// TestHold_Subaccount: a subaccount's holds live in its own blocked book, resolve like an
+// account's, and the audit checks that book against them.
+func TestHold_Subaccount(t *testing.T) {
+	eachStoreInternal(t, func(t *testing.T, e ienv) {
+		is := is.New(t)
+		ctx := context.Background()
+		_, _, err := e.svc.CreateSubaccount(ctx, CreateSubaccountParams{PixKey: "s@example.com", Name: "S"})
+		is.NoErr(err)
+		is.NoErr(e.svc.FundSubaccountForTest(ctx, "s@example.com", 1000))
+		src := subaccountSource("s@example.com")
+		holdOn := func(v int64, ref string) error {
+			return e.svc.update(ctx, func(t *txn) error { _, err := t.holdOn(src, v, "test.hold", ref); return err })
+		}
+		is.NoErr(holdOn(600, "w1"))
+		is.Equal(ErrorCode(holdOn(401, "w2")), EPRECONDITION) // only 400 left to hold
+		is.Equal(bookBalance(t, e.svc, subaccountBlockedBook("s@example.com")), int64(600))
+		sa, err := e.svc.GetSubaccount(ctx, "s@example.com")
+		is.NoErr(err)
+		is.Equal(sa.Balance, int64(400)) // what it can spend
+		auditOK(t, e.svc)
+		err = e.svc.update(ctx, func(t *txn) error {
+			_, err := t.resolveHold(src, "test.settle", "w1", Posting{Book: bookPixNetwork, Amount: 500}, Posting{Book: src.available(), Amount: 100})
+			return err
+		})
+		is.NoErr(err)
+		is.Equal(bookBalance(t, e.svc, subaccountBlockedBook("s@example.com")), int64(0)) // resolved in one entry
+		auditOK(t, e.svc)
+		is.NoErr(holdOn(100, "w3"))
+		corrupt(t, e, collHolds, "w3", func(h *hold) []store.Index { h.Remaining = 50; return h.indexes() })
+		rep, err := e.svc.Audit(ctx)
+		is.NoErr(err)
+		is.Equal(rep.Problems, []string{"book subaccount:s@example.com:blocked: balance 100, open holds 50"}) // checked like an account's
+	})
+}
