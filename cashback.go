@@ -203,8 +203,7 @@ func (t *txn) applyCashback(c *Charge, x *Transaction) error {
 			return err
 		}
 	}
-	t.after(func(ctx context.Context) { t.svc.sendRefund(ctx, r) })
-	return nil
+	return nil // createRefund's order sends it after the commit
 }
 
 // payerTaxID is the tax ID a cashback is for: the charge's customer's, else the payer's.

@@ -32,8 +32,10 @@ type Company struct {
 	FeePolicy *FeePolicy `json:"feePolicy,omitempty"`
 	// CashbackPolicy is the percentage cashback; nil means DefaultCashbackPolicy.
 	CashbackPolicy *CashbackPolicy `json:"cashbackPolicy,omitempty"`
-	CreatedAt      time.Time       `json:"createdAt"`
-	UpdatedAt      time.Time       `json:"updatedAt"`
+	// WithdrawalPolicy is the fee on small withdrawals; nil means DefaultWithdrawalPolicy().
+	WithdrawalPolicy *WithdrawalPolicy `json:"withdrawalPolicy,omitempty"`
+	CreatedAt        time.Time         `json:"createdAt"`
+	UpdatedAt        time.Time         `json:"updatedAt"`
 }
 
 // CompanyParams describe a company being created. Empty fields take defaults: a random
@@ -47,6 +49,8 @@ type CompanyParams struct {
 	MerchantCity   string
 	FeePolicy      *FeePolicy
 	CashbackPolicy *CashbackPolicy
+	// WithdrawalPolicy: nil means DefaultWithdrawalPolicy().
+	WithdrawalPolicy *WithdrawalPolicy
 }
 
 func (p CompanyParams) build(id string, now time.Time, ids *idSource) (Company, error) {
@@ -57,7 +61,10 @@ func (p CompanyParams) build(id string, now time.Time, ids *idSource) (Company, 
 	if name == "" {
 		name = defaultCompName
 	}
-	c := Company{ID: id, Name: name, Partner: p.Partner, FeePolicy: p.FeePolicy, CashbackPolicy: p.CashbackPolicy, CreatedAt: now, UpdatedAt: now}
+	c := Company{ID: id, Name: name, Partner: p.Partner, FeePolicy: p.FeePolicy, CashbackPolicy: p.CashbackPolicy, WithdrawalPolicy: p.WithdrawalPolicy, CreatedAt: now, UpdatedAt: now}
+	if wp := p.WithdrawalPolicy; wp != nil && (wp.MinFree < 0 || wp.Fee < 0 || wp.MinFree > MaxChargeValue || wp.Fee > MaxChargeValue) {
+		return Company{}, invalid("withdrawalPolicy", "withdrawalPolicy needs 0 <= minFree, fee <= %d", int64(MaxChargeValue))
+	}
 	if fp := p.FeePolicy; fp != nil && (fp.BasisPoints < 0 || fp.BasisPoints > 10000 || fp.Min < 0 || fp.Max < 0 || fp.Max > 0 && fp.Max < fp.Min) {
 		return Company{}, invalid("feePolicy", "feePolicy needs basisPoints 0..10000 and 0 <= min <= max")
 	}
@@ -202,6 +209,8 @@ type CompanyUpdate struct {
 	MerchantCity   *string
 	FeePolicy      *FeePolicy
 	CashbackPolicy *CashbackPolicy
+	// WithdrawalPolicy: nil means DefaultWithdrawalPolicy().
+	WithdrawalPolicy *WithdrawalPolicy
 }
 
 // UpdateCompany changes the company this Service acts for.
@@ -213,7 +222,7 @@ func (s *Service) UpdateCompany(ctx context.Context, u CompanyUpdate) (Company, 
 			return err
 		}
 		p := CompanyParams{Name: c.Name, PixKey: c.PixKey, MerchantName: c.MerchantName, MerchantCity: c.MerchantCity,
-			FeePolicy: c.FeePolicy, CashbackPolicy: c.CashbackPolicy, Partner: c.Partner}
+			FeePolicy: c.FeePolicy, CashbackPolicy: c.CashbackPolicy, WithdrawalPolicy: c.WithdrawalPolicy, Partner: c.Partner}
 		for _, f := range []struct {
 			to   *string
 			from *string
@@ -227,6 +236,9 @@ func (s *Service) UpdateCompany(ctx context.Context, u CompanyUpdate) (Company, 
 		}
 		if u.CashbackPolicy != nil {
 			p.CashbackPolicy = u.CashbackPolicy
+		}
+		if u.WithdrawalPolicy != nil {
+			p.WithdrawalPolicy = u.WithdrawalPolicy
 		}
 		next, err := p.build(c.ID, c.CreatedAt, t.svc.core.ids)
 		if err != nil {

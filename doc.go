@@ -5,7 +5,10 @@
 //
 // A Service acts for one company. Open and New return the Service of the default company;
 // Company returns another company's. Every method is one store transaction: it either
-// happens whole, or not at all. Money is int64 centavos everywhere.
+// happens whole, or not at all, except where its doc says otherwise: money going out
+// (refunds, payments, withdrawals) is held in one transaction, sent to the bank (the Rail)
+// after it commits, and settled in another (see orders.go). Money is int64 centavos
+// everywhere.
 //
 // Errors are *Error values with a Code (EINVALID, ENOTFOUND, ECONFLICT, ...) and, for bad
 // input, the offending Field; branch on ErrorCode, never on messages.

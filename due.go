@@ -11,8 +11,10 @@ import (
 const duePage = 100
 
 // RunDue does, once, the work the clock makes due in every company: it records the
-// charges that have expired (ExpireCharges) and the refunds the bank has settled
-// (SettleRefunds). A server calls it periodically (examples/server does, every -tick);
+// charges that have expired (ExpireCharges), and it advances every outgoing order that is
+// due (refunds, cashback, payments, withdrawals: re-sent when a send failed or hung, asked
+// about when the bank accepted it, recorded when it settled; see orders.go). Due orders
+// are found through the order queue, by due time, without visiting the companies. A server calls it periodically (examples/server does, every -tick);
 // tests call it after moving a ManualClock. The company s acts for does not matter.
 //
 // The companies are read from the system space a page at a time, and each company's work
@@ -22,6 +24,10 @@ const duePage = 100
 // are idempotent.
 func (s *Service) RunDue(ctx context.Context) error {
 	var first error
+	if _, err := s.runOrders(ctx); err != nil {
+		s.core.log.Error("advancing outgoing orders", "err", err)
+		first = err
+	}
 	for skip := 0; ; skip += duePage {
 		var ids []string
 		err := s.view(ctx, func(t *txn) error {
@@ -42,17 +48,15 @@ func (s *Service) RunDue(ctx context.Context) error {
 				return internal(err)
 			}
 			co := &Service{core: s.core, company: id}
+
 			if _, err := co.ExpireCharges(ctx); err != nil {
 				s.core.log.Error("expiring charges", "company", id, "err", err)
 				first = cmp.Or(first, err)
 			}
-			if _, err := co.SettleRefunds(ctx); err != nil {
-				s.core.log.Error("settling refunds", "company", id, "err", err)
-				first = cmp.Or(first, err)
-			}
 		}
 		if len(ids) < duePage {
-			return first
+			break
 		}
 	}
+	return first
 }

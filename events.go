@@ -22,6 +22,9 @@ const (
 	EventTransactionReceived = "TRANSACTION_RECEIVED"
 	EventRefundConfirmed     = "PIX_TRANSACTION_REFUND_SENT_CONFIRMED"
 	EventRefundRejected      = "PIX_TRANSACTION_REFUND_SENT_REJECTED"
+	EventMovementConfirmed   = "MOVEMENT_CONFIRMED" // an outgoing payment was settled
+	EventMovementFailed      = "MOVEMENT_FAILED"    // an outgoing payment failed; its money returned
+	EventMovementRemoved     = "MOVEMENT_REMOVED"   // a CREATED payment was removed (RemovePayment)
 )
 
 // Event is one entry of a company's outbox: written in the same transaction as the state

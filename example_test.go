@@ -105,3 +105,67 @@ func Example_chargeFlow() {
 	// balance: 1440 available 1440
 	// audit ok: true entries 3
 }
+
+// Money going out: request a payment to a Pix key, approve it (the value is held, the
+// Rail sends it, the bank's answer settles it), then withdraw to the company's own key.
+func Example_paymentFlow() {
+	ctx := context.Background()
+	svc, err := payments.New(memory.New(), payments.Options{
+		DefaultCompany: payments.CompanyParams{Name: "Loja", PixKey: "pix@loja.example.com"},
+	})
+	if err != nil {
+		panic(err)
+	}
+	// Fund the account: a charge paid by a Pix (R$ 100,00, fee R$ 0,80).
+	c, err := svc.CreateCharge(ctx, payments.CreateChargeParams{CorrelationID: "order-1", Value: 10000})
+	if err != nil {
+		panic(err)
+	}
+	if _, err := svc.ReceivePix(ctx, payments.ReceivePixParams{EndToEndID: "E99999999202611221200example0001", Value: 10000, TxID: c.Identifier[:25]}); err != nil {
+		panic(err)
+	}
+
+	p, err := svc.CreatePayment(ctx, payments.CreatePaymentParams{
+		CorrelationID: "rent-11", Value: 2500, DestinationAlias: "ana@example.com", DestinationAliasType: "EMAIL",
+	})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println("requested:", p.Status, p.Value, p.DestinationAlias)
+	p, err = svc.ApprovePayment(ctx, "rent-11")
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println("approved:", p.Status)
+	p, err = svc.GetPayment(ctx, "rent-11")
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println("settled:", p.Status)
+	_, err = svc.ApprovePayment(ctx, "rent-11")
+	fmt.Println("again:", payments.ErrorCode(err))
+
+	a, err := svc.DefaultAccount(ctx)
+	if err != nil {
+		panic(err)
+	}
+	w, err := svc.WithdrawFromAccount(ctx, a.AccountID, 1000)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println("withdrawal:", w.Withdrawal.Status, w.Withdrawal.Value, "fee", w.Withdrawal.Fee, "to", w.Withdrawal.DestinationAlias)
+	fmt.Println("balance:", w.Account.Balance.Total)
+	report, err := svc.Audit(ctx)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println("audit ok:", report.OK())
+	// Output:
+	// requested: CREATED 2500 ana@example.com
+	// approved: APPROVED
+	// settled: CONFIRMED
+	// again: failed_precondition
+	// withdrawal: CONFIRMED 1000 fee 100 to pix@loja.example.com
+	// balance: 6320
+	// audit ok: true
+}

@@ -52,11 +52,16 @@ func accountBook(accountID string) string { return "account:" + accountID }
 func blockedBook(accountID string) string { return "account:" + accountID + ":blocked" }
 
 func isBlockedBook(id string) bool {
-	return strings.HasPrefix(id, "account:") && strings.HasSuffix(id, ":blocked")
+	return (strings.HasPrefix(id, "account:") || strings.HasPrefix(id, "subaccount:")) && strings.HasSuffix(id, ":blocked")
 }
 
-// subaccountBook is a subaccount's balance.
+// subaccountBook is a subaccount's balance: what it can spend.
 func subaccountBook(pixKey string) string { return "subaccount:" + pixKey }
+
+// subaccountBlockedBook is the held part of a subaccount: money reserved by a withdrawal
+// the bank has not settled. It is created on the subaccount's first hold. (A Pix key never
+// contains ':', so no subaccount book ends in ":blocked" by accident.)
+func subaccountBlockedBook(pixKey string) string { return "subaccount:" + pixKey + ":blocked" }
 
 // bookIndex lists the entries that post to one book: its statement.
 func bookIndex(bookID string) string { return "book:" + bookID }
@@ -235,18 +240,22 @@ func addAmount(a, b int64) (int64, bool) {
 	return s, true
 }
 
-// hold is a reservation of part of an account's balance (TigerBeetle's pending transfer):
-// hold moves money from the available book to the blocked book, and settleHold or
-// releaseHold resolve it, in parts or at once, never for more than remains. The blocked
-// book's balance is always the sum of the Remaining of the account's open holds.
+// hold is a reservation of part of an account's (or a subaccount's) balance (TigerBeetle's
+// pending transfer): hold moves money from the available book to the blocked book, and
+// settleHold, releaseHold or resolveHold resolve it, in parts or at once, never for more
+// than remains. The blocked book's balance is always the sum of the Remaining of its
+// source's open holds.
 type hold struct {
-	Ref       string    `json:"ref"`
-	AccountID string    `json:"accountId"`
-	Kind      string    `json:"kind"`
-	Value     int64     `json:"value"`
-	Remaining int64     `json:"remaining"`
-	CreatedAt time.Time `json:"createdAt"`
-	UpdatedAt time.Time `json:"updatedAt"`
+	Ref       string `json:"ref"`
+	AccountID string `json:"accountId,omitempty"`
+	// Subaccount is the Pix key of the subaccount the hold is on, when it is on one
+	// instead of an account.
+	Subaccount string    `json:"subaccount,omitempty"`
+	Kind       string    `json:"kind"`
+	Value      int64     `json:"value"`
+	Remaining  int64     `json:"remaining"`
+	CreatedAt  time.Time `json:"createdAt"`
+	UpdatedAt  time.Time `json:"updatedAt"`
 }
 
 // Open holds are listed by ref (unique, see scanIndex); resolved ones are in no index.
@@ -257,47 +266,102 @@ func (h hold) indexes() []store.Index {
 	return []store.Index{{Name: indexOpen, Sort: h.Ref}}
 }
 
+// holdSource is where held money comes from: a company account (AccountID) or a
+// subaccount (Subaccount, its canonical Pix key); exactly one is set.
+type holdSource struct {
+	AccountID  string `json:"accountId,omitempty"`
+	Subaccount string `json:"subaccount,omitempty"`
+}
+
+func accountSource(id string) holdSource     { return holdSource{AccountID: id} }
+func subaccountSource(key string) holdSource { return holdSource{Subaccount: key} }
+
+// available is the book the source spends from; blocked the book its holds sit in.
+func (s holdSource) available() string {
+	if s.Subaccount != "" {
+		return subaccountBook(s.Subaccount)
+	}
+	return accountBook(s.AccountID)
+}
+
+func (s holdSource) blocked() string {
+	if s.Subaccount != "" {
+		return subaccountBlockedBook(s.Subaccount)
+	}
+	return blockedBook(s.AccountID)
+}
+
+func (h hold) source() holdSource {
+	return holdSource{AccountID: h.AccountID, Subaccount: h.Subaccount}
+}
+
 // hold reserves value of the account's available balance under ref (the id of the refund,
 // payment or withdrawal it is for): available -> blocked. It fails with a precondition
 // error on "value" when the available balance is short. A ref holds once.
 func (t *txn) hold(accountID string, value int64, kind, ref string) (Entry, error) {
+	return t.holdOn(accountSource(accountID), value, kind, ref)
+}
+
+// holdOn is hold on any source: an account or a subaccount (whose blocked book it creates
+// on first use).
+func (t *txn) holdOn(src holdSource, value int64, kind, ref string) (Entry, error) {
 	if value <= 0 {
 		return Entry{}, invalid("value", "value must be positive")
 	}
 	if ref == "" {
 		return Entry{}, internal(fmt.Errorf("ledger: hold %s without a ref", kind))
 	}
-	if _, err := t.account(accountID); err != nil {
+	if src.Subaccount != "" {
+		if _, err := t.subaccount("pixKey", src.Subaccount); err != nil {
+			return Entry{}, err
+		}
+		_, err := t.tx.Get(collBooks, t.company, src.blocked())
+		if errors.Is(err, store.ErrNotFound) {
+			err = t.createBook(src.blocked(), true)
+		}
+		if err != nil {
+			return Entry{}, internal(err)
+		}
+	} else if _, err := t.account(src.AccountID); err != nil {
 		return Entry{}, err
 	}
 	if _, err := t.tx.Get(collHolds, t.company, ref); err == nil {
 		return Entry{}, internal(fmt.Errorf("ledger: hold %s already exists", ref))
 	}
 	e, err := t.post(kind, ref,
-		Posting{Book: accountBook(accountID), Amount: -value},
-		Posting{Book: blockedBook(accountID), Amount: value})
+		Posting{Book: src.available(), Amount: -value},
+		Posting{Book: src.blocked(), Amount: value})
 	if err != nil {
 		return Entry{}, err
 	}
-	h := hold{Ref: ref, AccountID: accountID, Kind: kind, Value: value, Remaining: value, CreatedAt: t.now, UpdatedAt: t.now}
+	h := hold{Ref: ref, AccountID: src.AccountID, Subaccount: src.Subaccount, Kind: kind, Value: value, Remaining: value, CreatedAt: t.now, UpdatedAt: t.now}
 	return e, t.insert(collHolds, ref, "hold", h, nil, h.indexes())
 }
 
 // settleHold pays out value of the hold ref: the money leaves the company for the Pix
 // network (blocked -> system:pix-network). The rest of the hold, if any, stays blocked.
 func (t *txn) settleHold(accountID string, value int64, kind, ref string) (Entry, error) {
-	return t.resolveHold(accountID, value, kind, ref, bookPixNetwork)
+	return t.resolveHold(accountSource(accountID), kind, ref, Posting{Book: bookPixNetwork, Amount: value})
 }
 
 // releaseHold gives value of the hold ref back to the account (blocked -> available), as
 // when a refund or payment fails.
 func (t *txn) releaseHold(accountID string, value int64, kind, ref string) (Entry, error) {
-	return t.resolveHold(accountID, value, kind, ref, accountBook(accountID))
+	src := accountSource(accountID)
+	return t.resolveHold(src, kind, ref, Posting{Book: src.available(), Amount: value})
 }
 
-func (t *txn) resolveHold(accountID string, value int64, kind, ref, to string) (Entry, error) {
-	if value <= 0 {
-		return Entry{}, invalid("value", "value must be positive")
+// resolveHold takes the sum of the postings' amounts out of the hold ref on src (its
+// blocked book) and posts them, in one entry: to the Pix network when money leaves, back to
+// the available book when it returns, to the fee book for a fee. Each amount must be
+// positive and together they may not exceed what remains of the hold.
+func (t *txn) resolveHold(src holdSource, kind, ref string, to ...Posting) (Entry, error) {
+	var value int64
+	for _, p := range to {
+		if p.Amount <= 0 {
+			return Entry{}, invalid("value", "value must be positive")
+		}
+		value += p.Amount
 	}
 	var h hold
 	if err := t.get(collHolds, ref, "hold", &h); err != nil {
@@ -306,15 +370,14 @@ func (t *txn) resolveHold(accountID string, value int64, kind, ref, to string) (
 		}
 		return Entry{}, err
 	}
-	if h.AccountID != accountID {
-		return Entry{}, internal(fmt.Errorf("ledger: hold %s is on account %s, not %s", ref, h.AccountID, accountID))
+	if h.source() != src {
+		return Entry{}, internal(fmt.Errorf("ledger: hold %s is on %+v, not %+v", ref, h.source(), src))
 	}
 	if value > h.Remaining {
 		return Entry{}, precondition("value", "only %d of the hold remains", h.Remaining)
 	}
-	e, err := t.post(kind, ref,
-		Posting{Book: blockedBook(accountID), Amount: -value},
-		Posting{Book: to, Amount: value})
+	postings := append([]Posting{{Book: src.blocked(), Amount: -value}}, to...)
+	e, err := t.post(kind, ref, postings...)
 	if err != nil {
 		return Entry{}, err
 	}
@@ -339,7 +402,7 @@ func (r AuditReport) OK() bool { return len(r.Problems) == 0 }
 // Audit checks the company's ledger in one read transaction. It re-derives every book's
 // balance by summing the journal and reports: any entry whose postings do not sum to zero,
 // any book whose stored balance differs from the journal's, a book posted to but missing,
-// a NoOverdraft book below zero, a blocked book that differs from the sum of its account's
+// a NoOverdraft book below zero, a blocked book that differs from the sum of its (sub)account's
 // open holds, and the sum of all books if it is not zero. Its cost grows with the size of
 // the journal; it is a check to run in tests and from time to time, not on every call.
 func (s *Service) Audit(ctx context.Context) (AuditReport, error) {
@@ -375,7 +438,7 @@ func (s *Service) Audit(ctx context.Context) (AuditReport, error) {
 			if err := decode(r, &h); err != nil {
 				return err
 			}
-			held[blockedBook(h.AccountID)] += h.Remaining
+			held[h.source().blocked()] += h.Remaining
 			return nil
 		})
 		if err != nil {

@@ -43,6 +43,9 @@ type Options struct {
 	// Rail is the bank side: it sends Pix out and resolves Pix keys; default
 	// NewSandboxRail(Clock, 0), which settles every order at once.
 	Rail Rail
+	// SendTimeout bounds each call to the Rail about an outgoing order (Send or Status);
+	// default DefaultSendTimeout. The call does not end with the request that caused it.
+	SendTimeout time.Duration
 }
 
 // Service is the whole platform for one company: every method reads and writes only that
@@ -63,7 +66,9 @@ type core struct {
 	publicURL string
 	qr        *qrpng.Renderer
 	rail      Rail
-	owns      bool // Close closes the store
+	// sendTimeout bounds one Rail call about an order.
+	sendTimeout time.Duration
+	owns        bool // Close closes the store
 }
 
 // Open opens (creating if needed) a bbolt database file at path and returns the Service of
@@ -99,8 +104,15 @@ func New(st store.Store, opts Options) (*Service, error) {
 	if c.rail == nil {
 		c.rail = NewSandboxRail(c.clock, 0)
 	}
+	c.sendTimeout = opts.SendTimeout
+	if c.sendTimeout <= 0 {
+		c.sendTimeout = DefaultSendTimeout
+	}
 	svc := &Service{core: c, company: DefaultCompanyID}
 	if err := svc.ensureDefaultCompany(context.Background(), opts.DefaultCompany); err != nil {
+		return nil, err
+	}
+	if err := svc.migrateOrders(context.Background()); err != nil {
 		return nil, err
 	}
 	return svc, nil

@@ -3,6 +3,8 @@ package payments
 import (
 	"context"
 	"crypto/sha256"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/pixfoundry/payments/brcode"
@@ -43,6 +45,8 @@ type PixOrder struct {
 	// company's registered bank account). An empty KeyType means "detect it".
 	Key     string
 	KeyType brcode.KeyType
+	// Account is where a payment by bank details (MANUAL) goes, instead of a key.
+	Account *BankAccount
 	// Value is in centavos, positive.
 	Value   int64
 	Comment string
@@ -117,10 +121,18 @@ const SandboxISPB = "99999999"
 //   - key pix-key-not-found@woovi.com (SandboxKeyNotFound), or a key that is not a valid
 //     key of its type: Failed with INVALID_PIX_KEY at once, even with a delay, and no
 //     endToEndId (nothing was sent). ResolveKey of that key is a not-found error.
+//
 //   - key bank-error@woovi.com (SandboxKeyBankError): Failed with BANK_ERROR when the
 //     order settles (after the delay, if any). ResolveKey succeeds.
+//
 //   - value 666 centavos (SandboxValueNotEnoughBalance): Failed with NOT_ENOUGH_BALANCE
 //     when the order settles: the receiving bank refuses it.
+//
+//   - a bank account (a MANUAL payment) whose number is one of the sandbox's failing
+//     numbers: 1111111 … 9999999 (seven equal digits) and 1010101 … 1010115. Failed with
+//     the code SandboxAccountFailure gives (see there for the table): ACCOUNT_NOT_FOUND,
+//     INVALID_PIX_KEY and the ISO 20022 codes are refused at once, with no endToEndId
+//     (nothing was sent); NOT_ENOUGH_BALANCE and BANK_ERROR fail when the order settles.
 //
 // Every other order is Confirmed. ResolveKey returns for any other valid key an owner
 // derived from the key: a name, a valid CPF (or the key itself for CPF and CNPJ keys),
@@ -163,6 +175,11 @@ func (r *SandboxRail) Status(ctx context.Context, o PixOrder) (Settlement, error
 		}
 		o.Key = key
 	}
+	if o.Account != nil {
+		if code := SandboxAccountFailure(o.Account.Account); code != "" && code != ReasonNotEnoughBalance && code != ReasonBankError {
+			return Settlement{Status: SettlementFailed, Reason: code, At: o.SentAt}, nil // refused at once: nothing sent
+		}
+	}
 	s := Settlement{Status: SettlementPending, EndToEndID: sandboxEndToEndID(o), At: o.SentAt}
 	settleAt := o.SentAt.Add(r.delay)
 	if r.delay > 0 && r.clock.Now().Before(settleAt) {
@@ -174,6 +191,8 @@ func (r *SandboxRail) Status(ctx context.Context, o PixOrder) (Settlement, error
 		s.Status, s.Reason = SettlementFailed, ReasonBankError
 	case o.Value == SandboxValueNotEnoughBalance:
 		s.Status, s.Reason = SettlementFailed, ReasonNotEnoughBalance
+	case o.Account != nil && SandboxAccountFailure(o.Account.Account) != "":
+		s.Status, s.Reason = SettlementFailed, SandboxAccountFailure(o.Account.Account)
 	default:
 		s.Status = SettlementConfirmed
 	}
@@ -216,8 +235,8 @@ func checkOrder(o PixOrder) error {
 	}
 	switch o.Kind {
 	case OrderPayment:
-		if o.Key == "" {
-			return invalid("key", "a payment needs a Pix key")
+		if o.Key == "" && o.Account == nil {
+			return invalid("key", "a payment needs a Pix key or a bank account")
 		}
 	case OrderRefund:
 		if o.EndToEndID == "" {
@@ -319,4 +338,76 @@ func cpfCheckDigit(d []byte) byte {
 		r = 0
 	}
 	return byte('0' + r)
+}
+
+// Failure codes of the sandbox's failing account numbers, beyond the reasons above: the
+// ISO 20022 return reasons Pix uses.
+const (
+	ReasonAccountNotFound = "ACCOUNT_NOT_FOUND"
+	ReasonAC03            = "AC03" // invalid creditor account number
+	ReasonAC06            = "AC06" // account blocked
+	ReasonAC07            = "AC07" // creditor account closed
+	ReasonAC14            = "AC14" // invalid creditor account type
+	ReasonAG03            = "AG03" // transaction type not supported
+	ReasonAM02            = "AM02" // amount exceeds the allowed maximum
+	ReasonAM04            = "AM04" // insufficient funds
+	ReasonAM09            = "AM09" // wrong amount
+	ReasonBE01            = "BE01" // holder does not match the account
+	ReasonBE17            = "BE17" // creditor identifier invalid
+	ReasonDS04            = "DS04" // order rejected by the bank
+	ReasonMD01            = "MD01" // no mandate
+	ReasonRR04            = "RR04" // regulatory reason
+)
+
+// sandboxRepdigitFailures maps the account numbers 1111111 … 9999999 (digit d repeated
+// seven times) to their code: index d-1.
+var sandboxRepdigitFailures = [9]string{
+	ReasonAccountNotFound,  // 1111111
+	ReasonNotEnoughBalance, // 2222222
+	ReasonInvalidPixKey,    // 3333333
+	ReasonAC03,             // 4444444
+	ReasonAC06,             // 5555555
+	ReasonAM04,             // 6666666
+	ReasonBankError,        // 7777777
+	ReasonBE01,             // 8888888
+	ReasonDS04,             // 9999999
+}
+
+// sandboxSequenceFailures maps 1010101 … 1010115 to their code: index n-1010101.
+var sandboxSequenceFailures = [15]string{
+	ReasonAccountNotFound, ReasonNotEnoughBalance, ReasonInvalidPixKey, ReasonAC03, ReasonAC06, // 1010101-1010105
+	ReasonAC07, ReasonAC14, ReasonAG03, ReasonAM02, ReasonAM04, // 1010106-1010110
+	ReasonAM09, ReasonBE01, ReasonBE17, ReasonDS04, ReasonMD01, // 1010111-1010115
+}
+
+// SandboxAccountFailure returns the failure code SandboxRail gives an order to the account
+// number (digits; a check digit after '-' is ignored), or "" when the number is not one of
+// the sandbox's failing numbers:
+//
+//	1111111 ACCOUNT_NOT_FOUND   1010101 ACCOUNT_NOT_FOUND    1010109 AM02
+//	2222222 NOT_ENOUGH_BALANCE  1010102 NOT_ENOUGH_BALANCE   1010110 AM04
+//	3333333 INVALID_PIX_KEY     1010103 INVALID_PIX_KEY      1010111 AM09
+//	4444444 AC03                1010104 AC03                 1010112 BE01
+//	5555555 AC06                1010105 AC06                 1010113 BE17
+//	6666666 AM04                1010106 AC07                 1010114 DS04
+//	7777777 BANK_ERROR          1010107 AC14                 1010115 MD01
+//	8888888 BE01                1010108 AG03
+//	9999999 DS04
+func SandboxAccountFailure(account string) string {
+	n, _, _ := strings.Cut(strings.TrimSpace(account), "-")
+	if len(n) != 7 {
+		return ""
+	}
+	for _, c := range n {
+		if c < '0' || c > '9' {
+			return ""
+		}
+	}
+	if d := n[0]; d != '0' && strings.Count(n, n[:1]) == 7 {
+		return sandboxRepdigitFailures[d-'1']
+	}
+	if v, err := strconv.Atoi(n); err == nil && v >= 1010101 && v <= 1010115 {
+		return sandboxSequenceFailures[v-1010101]
+	}
+	return ""
 }

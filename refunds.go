@@ -21,8 +21,9 @@ const (
 
 // Refund sends part or all of a received Pix back to its payer.
 //
-// Creating one holds the value in the company account (available -> blocked) in the same
-// transaction that records it IN_PROCESSING; the Rail then sends it. When the bank
+// A refund is an outgoing order (see orders.go): creating one holds the value in the
+// company account (available -> blocked) in the same transaction that records it
+// IN_PROCESSING; the Rail then sends it. When the bank
 // confirms, the held money leaves for the Pix network (CONFIRMED); when it fails, the money
 // returns to the available balance (REJECTED) and can be refunded again. Refunds of a Pix
 // together never exceed its value.
@@ -127,7 +128,8 @@ func (t *txn) findRefund(id string) (Refund, error) {
 // It is not one transaction: it records the refund IN_PROCESSING with its hold in one,
 // then sends it through the Rail, then records the bank's answer, if there is one yet, in
 // another. When the call fails or ends after the first, the refund stays IN_PROCESSING
-// and SettleRefunds finishes it; nothing is lost or sent twice.
+// and the periodic pass (RunDue, or SettleRefunds) finishes it; nothing is lost or sent
+// twice. The send does not end with ctx: a caller that goes away does not cancel it.
 func (s *Service) CreateRefund(ctx context.Context, p CreateRefundParams) (Refund, error) {
 	return s.refund(ctx, p.CorrelationID, p.Value, p.Comment, func(t *txn) (Transaction, error) {
 		id := p.TransactionEndToEndID
@@ -172,7 +174,6 @@ func (s *Service) refund(ctx context.Context, correlationID string, value int64,
 	if err != nil {
 		return Refund{}, err
 	}
-	s.sendRefund(ctx, r)
 	return r, nil
 }
 
@@ -220,7 +221,9 @@ func (t *txn) createRefund(x Transaction, correlationID string, value int64, com
 	if x.Charge != nil {
 		r.Charge, r.chargeTID = x.Charge.CorrelationID, x.Charge.TransactionID
 	}
-	if _, err := t.hold(acct.AccountID, value, "refund.hold", r.RefundID); err != nil {
+	o := order{ID: r.RefundID, Kind: OrderRefund, Source: accountSource(acct.AccountID), Value: value,
+		EndToEndID: x.EndToEndID, Comment: comment}
+	if err := t.createOrder(o); err != nil {
 		if ErrorCode(err) == EPRECONDITION {
 			return Refund{}, precondition("value", "not enough available balance to refund %s", formatReais(value))
 		}
@@ -233,103 +236,52 @@ func (t *txn) createRefund(x Transaction, correlationID string, value int64, com
 	return r, t.saveRefund(r, true)
 }
 
-func (r Refund) order() PixOrder {
-	return PixOrder{ID: r.RefundID, Kind: OrderRefund, EndToEndID: r.TransactionEndToEndID, Value: r.Value, Comment: r.Comment, SentAt: r.CreatedAt}
-}
-
-// sendRefund hands a refund to the Rail and records the outcome if there already is one.
-// A failure to reach the bank leaves the refund IN_PROCESSING for SettleRefunds to finish.
-func (s *Service) sendRefund(ctx context.Context, r Refund) {
-	if r.Status != RefundInProcessing {
-		return
+// refundSettled records the final outcome of the refund's order: CONFIRMED with its
+// endToEndId, or REJECTED with the bank's reason, its value counting no more against the
+// refunded Pix; with its event, in the order's transaction.
+func (t *txn) refundSettled(o order) error {
+	r, err := t.refundByID(o.ID)
+	if err != nil || r.Status != RefundInProcessing {
+		return err
 	}
-	st, err := s.core.rail.Send(ctx, r.order())
-	if err != nil {
-		s.core.log.Warn("refund not sent; SettleRefunds will retry", "refund", r.RefundID, "err", err)
-		return
-	}
-	if err := s.applyRefundSettlement(ctx, r.RefundID, st); err != nil {
-		s.core.log.Warn("refund settlement not recorded; SettleRefunds will retry", "refund", r.RefundID, "err", err)
-	}
-}
-
-// applyRefundSettlement records a final settlement of a refund, once.
-func (s *Service) applyRefundSettlement(ctx context.Context, refundID string, st Settlement) error {
-	if st.Status == SettlementPending {
-		return nil
-	}
-	return s.update(ctx, func(t *txn) error {
-		r, err := t.refundByID(refundID)
-		if err != nil || r.Status != RefundInProcessing {
-			return err // already settled: nothing to do
-		}
-		if st.Status == SettlementConfirmed {
-			if _, err := t.settleHold(r.AccountID, r.Value, "refund.settle", r.RefundID); err != nil {
-				return err
-			}
-			r.Status, r.EndToEndID, r.ReturnIdentification = RefundConfirmed, st.EndToEndID, st.EndToEndID
-		} else {
-			if _, err := t.releaseHold(r.AccountID, r.Value, "refund.release", r.RefundID); err != nil {
-				return err
-			}
-			x, err := t.findTransaction(r.TransactionEndToEndID)
-			if err != nil {
-				return err
-			}
-			x.RefundedValue -= r.Value
-			if err := t.saveTransaction(x); err != nil {
-				return err
-			}
-			r.Status, r.Reason = RefundRejected, st.Reason
-		}
-		r.UpdatedAt = t.now // as saved, for the event
-		if err := t.saveRefund(r, false); err != nil {
+	if o.Status == OrderConfirmed {
+		r.Status, r.EndToEndID, r.ReturnIdentification = RefundConfirmed, o.SettledEndToEndID, o.SettledEndToEndID
+	} else {
+		x, err := t.findTransaction(r.TransactionEndToEndID)
+		if err != nil {
 			return err
 		}
-		event := EventRefundConfirmed
-		if r.Status == RefundRejected {
-			event = EventRefundRejected
+		x.RefundedValue -= r.Value
+		if err := t.saveTransaction(x); err != nil {
+			return err
 		}
-		return t.emit(event, refundEvent{Refund: r})
-	})
+		r.Status, r.Reason = RefundRejected, o.Reason
+	}
+	r.UpdatedAt = t.now // as saved, for the event
+	if err := t.saveRefund(r, false); err != nil {
+		return err
+	}
+	event := EventRefundConfirmed
+	if r.Status == RefundRejected {
+		event = EventRefundRejected
+	}
+	return t.emit(event, refundEvent{Refund: r})
 }
 
 type refundEvent struct {
 	Refund Refund `json:"refund"`
 }
 
-// SettleRefunds asks the Rail about every refund still IN_PROCESSING and records those the
-// bank has settled. It returns how many it settled. Run it periodically (the sandbox
-// server does), or after moving a test clock past the sandbox rail's delay.
+// SettleRefunds advances every refund of the company still IN_PROCESSING that is due:
+// it sends again those whose send failed or never answered, asks the Rail about those it
+// accepted, and records those the bank has settled. It returns how many it settled. RunDue
+// does this for every kind of order of every company; SettleRefunds is the same step for
+// one company's refunds.
 //
-// It is not one transaction: it reads the pending refunds in one, asks the Rail about each
-// outside any, and records each settlement in a transaction of its own, once.
+// It is not one transaction: it reads the pending orders a page at a time, and each order
+// is claimed, sent or asked about, and recorded in transactions of its own, once.
 func (s *Service) SettleRefunds(ctx context.Context) (int, error) {
-	var pending []Refund
-	err := s.view(ctx, func(t *txn) error {
-		var err error
-		pending, _, err = list(t, collRefunds, store.Query{Index: indexProcessing, Limit: MaxLimit}, func(r *Refund, id string) { r.RefundID = id })
-		return err
-	})
-	if err != nil {
-		return 0, err
-	}
-	n := 0
-	for _, r := range pending {
-		st, err := s.core.rail.Status(ctx, r.order())
-		if err != nil {
-			s.core.log.Warn("refund status unknown", "refund", r.RefundID, "err", err)
-			continue
-		}
-		if st.Status == SettlementPending {
-			continue
-		}
-		if err := s.applyRefundSettlement(ctx, r.RefundID, st); err != nil {
-			return n, err
-		}
-		n++
-	}
-	return n, nil
+	return s.companyOrders(ctx, func(o order) bool { return o.Kind == OrderRefund })
 }
 
 // GetRefund returns the refund with the refundId or correlationID id.
@@ -372,4 +324,51 @@ func (s *Service) listRefunds(ctx context.Context, p ListParams, index, chargeID
 		return err
 	})
 	return out, p.info(total), err
+}
+
+// adoptRefunds gives an order to every refund IN_PROCESSING that has none: a refund a
+// version before the order machine recorded (its hold exists, under the refund's id). The
+// order is due at once, so the next pass sends it (the Rail is idempotent by the refund's
+// id). Open runs it once per database (see migrateOrders).
+func (s *Service) adoptRefunds(ctx context.Context) (int, error) {
+	n := 0
+	for skip := 0; ; skip += orderQueuePage {
+		var page []Refund
+		err := s.view(ctx, func(t *txn) error {
+			var err error
+			page, _, err = list(t, collRefunds, store.Query{Index: indexProcessing, Skip: skip, Limit: orderQueuePage},
+				func(r *Refund, id string) { r.RefundID = id })
+			return err
+		})
+		if err != nil {
+			return n, err
+		}
+		for _, r := range page {
+			adopted := false
+			err := s.update(ctx, func(t *txn) error {
+				adopted = false
+				if _, err := t.orderByID(r.RefundID); ErrorCode(err) != ENOTFOUND {
+					return err // it has its order (nil), or the read failed
+				}
+				cur, err := t.refundByID(r.RefundID)
+				if err != nil || cur.Status != RefundInProcessing {
+					return err
+				}
+				o := order{ID: cur.RefundID, Kind: OrderRefund, Source: accountSource(cur.AccountID), Value: cur.Value,
+					EndToEndID: cur.TransactionEndToEndID, Comment: cur.Comment, Status: OrderPending,
+					SentAt: cur.CreatedAt, NextAttempt: t.now, CreatedAt: cur.CreatedAt, UpdatedAt: t.now}
+				adopted = true
+				return t.saveOrder(o, true)
+			})
+			if err != nil {
+				return n, err
+			}
+			if adopted {
+				n++
+			}
+		}
+		if len(page) < orderQueuePage {
+			return n, nil
+		}
+	}
 }

@@ -15,8 +15,9 @@ type TransactionType string
 
 // Transaction types.
 const (
-	TransactionPayment TransactionType = "PAYMENT" // a Pix received
-	TransactionRefund  TransactionType = "REFUND"  // a Pix sent back to a payer
+	TransactionPayment  TransactionType = "PAYMENT"  // a Pix received
+	TransactionRefund   TransactionType = "REFUND"   // a Pix sent back to a payer
+	TransactionWithdraw TransactionType = "WITHDRAW" // money taken out of an account or subaccount
 )
 
 // Transaction is a Pix the company received (or sent back). A received Pix is recorded
@@ -24,7 +25,7 @@ const (
 type Transaction struct {
 	ID            string          `json:"-"`
 	Type          TransactionType `json:"type"`
-	Status        string          `json:"status"` // CONFIRMED
+	Status        string          `json:"status"` // CONFIRMED; a WITHDRAW: CREATED, CONFIRMED or FAILED
 	Value         int64           `json:"value"`
 	Fee           int64           `json:"fee"`
 	Time          time.Time       `json:"time"`
@@ -37,6 +38,8 @@ type Transaction struct {
 	Customer      *Customer       `json:"customer"`
 	Charge        *ChargeRef      `json:"charge"`
 	PixQrCode     *PixQRCodeRef   `json:"pixQrCode"`
+	// Withdraw is the withdrawal a WITHDRAW transaction records; nil for every other type.
+	Withdraw *WithdrawInfo `json:"withdraw"`
 	// Unmatched says why a Pix meant for a charge did not complete it (the charge was
 	// already paid, expired, deleted, or the value differs from the amount due). The money
 	// is credited to the company account all the same and can be refunded.
@@ -110,7 +113,11 @@ func formatReais(centavos int64) string {
 	return sign + s + strconv.FormatInt(cents, 10)
 }
 
+// A withdrawal has no endToEndId until the bank gives it one.
 func (x Transaction) keys() []string {
+	if x.EndToEndID == "" {
+		return []string{"transactionID:" + x.TransactionID}
+	}
 	return []string{"endToEndId:" + x.EndToEndID, "transactionID:" + x.TransactionID}
 }
 
@@ -129,6 +136,15 @@ func (x Transaction) indexes() []store.Index {
 		ix = append(ix,
 			store.Index{Name: "pixQrCode:" + x.PixQrCode.Identifier, Sort: at},
 			store.Index{Name: "pixQrCode:" + x.PixQrCode.Identifier + typ, Sort: at})
+	}
+	if w := x.Withdraw; w != nil {
+		for _, id := range []string{w.ID, w.EndToEndID} {
+			if id != "" {
+				ix = append(ix,
+					store.Index{Name: "withdrawal:" + id, Sort: at},
+					store.Index{Name: "withdrawal:" + id + typ, Sort: at})
+			}
+		}
 	}
 	return ix
 }
@@ -172,8 +188,7 @@ type TransactionFilter struct {
 	Charge string
 	// PixQrCode is a static QR code's id, correlationID or identifier.
 	PixQrCode string
-	// Withdrawal is a withdrawal's id or endToEndId. Withdrawals are not offered by this
-	// version, so this filter matches nothing.
+	// Withdrawal is a withdrawal's id or endToEndId: its WITHDRAW transaction.
 	Withdrawal string
 	Type       TransactionType
 	ListParams
@@ -186,9 +201,9 @@ func (s *Service) ListTransactions(ctx context.Context, f TransactionFilter) ([]
 		return nil, PageInfo{}, err
 	}
 	switch f.Type {
-	case "", TransactionPayment, TransactionRefund:
+	case "", TransactionPayment, TransactionRefund, TransactionWithdraw:
 	default:
-		return nil, PageInfo{}, invalid("type", "type must be PAYMENT or REFUND")
+		return nil, PageInfo{}, invalid("type", "type must be PAYMENT, REFUND or WITHDRAW")
 	}
 	if !f.End.IsZero() && f.End.Before(f.Start) {
 		return nil, PageInfo{}, invalid("end", "end must not be before start")

@@ -66,12 +66,13 @@ func addRoutes(mux *http.ServeMux, svc *payments.Service, opts Options) (apiPatt
 	api("GET /refund", auth(handleRefundList(log)))
 	api("GET /refund/{id}", auth(handleRefundGet(log)))
 
-	// Accounts. Withdrawals are not offered: 501, at the spec's path and the Node SDK's.
+	// Accounts. A withdrawal is at the spec's path and at the Node SDK's (POST on the
+	// account itself, {accountId, value}, answered {account, transaction}).
 	api("GET /account", auth(handleAccountList(log)))
 	api("GET /account/{$}", auth(handleAccountList(log)))
 	api("GET /account/{accountId}", auth(handleAccountGet(log)))
-	api("POST /account/{accountId}", notOffered("account withdrawals are"))
-	api("POST /account/{accountId}/withdraw", notOffered("account withdrawals are"))
+	api("POST /account/{accountId}", auth(handleAccountWithdraw(log, true)))
+	api("POST /account/{accountId}/withdraw", auth(handleAccountWithdraw(log, false)))
 	api("POST /account", notOffered("creating accounts is"))
 	api("DELETE /account/{accountId}", notOffered("closing accounts is"))
 
@@ -80,7 +81,7 @@ func addRoutes(mux *http.ServeMux, svc *payments.Service, opts Options) (apiPatt
 	api("GET /subaccount", auth(handleSubaccountList(log)))
 	api("GET /subaccount/{id}", auth(handleSubaccountGet(log)))
 	api("POST /subaccount/transfer", auth(handleSubaccountTransfer(log)))
-	api("POST /subaccount/{id}/withdraw", notOffered("subaccount withdrawals are"))
+	api("POST /subaccount/{id}/withdraw", auth(handleSubaccountWithdraw(log)))
 	api("POST /subaccount/{id}/debit", notOffered("subaccount debits are"))
 	api("POST /subaccount/{id}/credit", notOffered("subaccount credits are"))
 	api("DELETE /subaccount/{id}", notOffered("deleting subaccounts is"))
@@ -89,12 +90,11 @@ func addRoutes(mux *http.ServeMux, svc *payments.Service, opts Options) (apiPatt
 	// Transfers between the company's accounts: not offered yet.
 	api("POST /transfer", notOffered("transfers between accounts are"))
 
-	// Outgoing payments (request, then approve): not offered yet. {id} is an id or
-	// correlationID.
-	api("POST /payment", notOffered("outgoing payments are"))
-	api("POST /payment/approve", notOffered("outgoing payments are"))
-	api("GET /payment", notOffered("outgoing payments are"))
-	api("GET /payment/{id}", notOffered("outgoing payments are"))
+	// Outgoing payments: request, then approve. {id} is an id or correlationID.
+	api("POST /payment", auth(handlePaymentCreate(log)))
+	api("POST /payment/approve", auth(handlePaymentApprove(log)))
+	api("GET /payment", auth(handlePaymentList(log)))
+	api("GET /payment/{id}", auth(handlePaymentGet(log)))
 
 	// Subscriptions: not offered yet. {id} is a globalID or correlationID.
 	api("POST /subscriptions", notOffered("subscriptions are"))

@@ -83,6 +83,7 @@ var junkFields = []string{
 	"enableCashbackPercentage", "enableCashbackExclusivePercentage", "subaccount", "splits", "name", "pixKey",
 	"emv", "brCode", "transactionEndToEndId", "fromPixKey", "fromPixKeyType", "toPixKey", "toPixKeyType",
 	"taxID", "email", "phone", "address", "application", "preRegistration", "user", "accountId", "clientId",
+	"destinationAlias", "destinationAliasType", "qrCode", "autoApprove", "psp", "holder", "account", "sourceAccountId",
 }
 
 // validBodies make each route's junk reach past decoding: one field at a time is replaced.
@@ -106,6 +107,18 @@ var validBodies = map[string]string{
 	"POST /account/{accountId}":   `{"accountId":"x","value":1}`,
 	"POST /subaccount/{id}/debit": `{"value":1,"description":"d"}`,
 }
+
+// outgoingValidBodies are the valid bodies of the outgoing-money routes (payments and
+// withdrawals), added to validBodies.
+var outgoingValidBodies = map[string]string{
+	"POST /payment": `{"type":"MANUAL","value":10,"correlationID":"junk-pay","psp":{"id":"00000000","name":"b"},
+		"holder":{"name":"h","taxID":{"taxID":"52998224725","type":"BR:CPF"}},"account":{"account":"123","branch":"1","accountType":"CACC"}}`,
+	"POST /payment/approve":              `{"correlationID":"junk-pay"}`,
+	"POST /account/{accountId}/withdraw": `{"value":1}`,
+	"POST /subaccount/{id}/withdraw":     `{"value":1}`,
+}
+
+func init() { maps.Copy(validBodies, outgoingValidBodies) }
 
 // junkQueries are query strings thrown at every GET route.
 var junkQueries = []string{

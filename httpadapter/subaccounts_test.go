@@ -79,7 +79,7 @@ func TestSubaccounts(t *testing.T) {
 			{"NearMaxInt64", "/api/v1/subaccount/transfer", `{"value":9223372036854775807,"fromPixKey":"loja+1@example.com","toPixKey":"loja2@example.com"}`, http.StatusBadRequest, "value must be a positive number of centavos up to 999999999999"},
 			{"UnknownDestination", "/api/v1/subaccount/transfer", `{"value":1,"fromPixKey":"loja+1@example.com","toPixKey":"nobody@example.com"}`, http.StatusBadRequest, "Subaccount not found: nobody@example.com"},
 			{"BadKeyType", "/api/v1/subaccount/transfer", `{"value":1,"fromPixKey":"loja+1@example.com","fromPixKeyType":"IBAN","toPixKey":"loja2@example.com"}`, http.StatusBadRequest, "fromPixKey"},
-			{"Withdraw", "/api/v1/subaccount/loja+1@example.com/withdraw", `{"value":1}`, http.StatusNotImplemented, "subaccount withdrawals are not offered in this version"},
+			{"WithdrawZero", "/api/v1/subaccount/loja+1@example.com/withdraw", `{"value":0}`, http.StatusBadRequest, "value must be a positive number of centavos"},
 			{"Debit", "/api/v1/subaccount/loja+1@example.com/debit", `{"value":1,"description":"x"}`, http.StatusNotImplemented, "subaccount debits are not offered in this version"},
 		} {
 			t.Run(tc.name, func(t *testing.T) {

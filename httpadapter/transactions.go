@@ -7,11 +7,10 @@ import (
 	"github.com/pixfoundry/payments"
 )
 
-// transactionView is a transaction as the wire shows it, with withdraw, which the spec
-// lists on every transaction: null, as this version records no withdrawals.
+// transactionView is a transaction as the wire shows it: withdraw is the withdrawal of a
+// WITHDRAW transaction and null on every other, as the spec lists it on every transaction.
 type transactionView struct {
 	payments.Transaction
-	Withdraw *struct{} `json:"withdraw"`
 }
 
 // transactionReply is the reply of GET /transaction/{id}.

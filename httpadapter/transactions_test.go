@@ -74,7 +74,7 @@ func TestTransactions(t *testing.T) {
 		for _, tc := range []struct{ query, want string }{
 			{"start=nope", "start must be an RFC 3339 date-time"},
 			{"end=2026-11-22T25:00:00Z", "end must be an RFC 3339 date-time"},
-			{"type=GIFT", "type must be PAYMENT or REFUND"},
+			{"type=GIFT", "type must be PAYMENT, REFUND or WITHDRAW"},
 			{"start=2026-11-23T00:00:00Z&end=2026-11-22T00:00:00Z", "end must not be before start"},
 			{"limit=1001", "limit must be between 1 and 1000"},
 		} {

@@ -748,15 +748,19 @@ describe('errors', () => {
     assert.deepEqual(r.body, { error: 'Charge not found' });
   });
 
-  it('payment.create (not offered yet) rejects with a JSON {error}; [fetch] it is a 501, not a 404', T, async () => {
-    const err = await rejectsWithErrorBody(
-      sdk.payment.create({ value: 100, destinationAlias: 'a@example.com', destinationAliasType: 'EMAIL', correlationID: `pay-${RUN}` }),
-      'payment.create',
+  it('payment.create with a used correlationID / payment.approve of an unknown one reject with the real API\'s {error}', T, async () => {
+    const correlationID = `paydup-${RUN}`;
+    await sdk.payment.create({ value: 100, destinationAlias: 'a@example.com', destinationAliasType: 'EMAIL', correlationID });
+    const dup = await rejectsWithErrorBody(
+      sdk.payment.create({ value: 100, destinationAlias: 'a@example.com', destinationAliasType: 'EMAIL', correlationID }),
+      'payment.create twice',
     );
-    assert.equal(typeof err.error, 'string', `error body: ${JSON.stringify(err)}`);
-    const r = await api('POST', '/api/v1/payment', { body: { value: 100 } });
-    assert.equal(r.status, 501, r.text);
-    assert.deepEqual(r.body, { error: 'outgoing payments are not offered in this version' });
+    assert.equal(dup.error, 'Já existe um pagamento com o correlationID fornecido');
+    const unknown = await rejectsWithErrorBody(sdk.payment.approve({ correlationID: `missing-${RUN}` }), 'payment.approve unknown');
+    assert.equal(unknown.error, 'Payment not found');
+    const r = await api('POST', '/api/v1/payment', { body: { value: 100, destinationAlias: 'pix-key-not-found@woovi.com', correlationID: `nf-${RUN}` } });
+    assert.equal(r.status, 400, r.text);
+    assert.equal(r.body.error, 'Pix key not found: pix-key-not-found@woovi.com');
   });
 });
 
@@ -849,7 +853,10 @@ describe('extra: QR image, webhooks, subscriptions, payments, subaccount transfe
     assert.equal(g.subscription.value, 990);
   });
 
-  it('payment.create (no `type`) -> CREATED; get; list; approve', { ...T, skip: 'not offered by this server yet: outgoing payments come in a later issue' }, async () => {
+  it('payment.create (no `type`) -> CREATED; get; list; approve -> APPROVED, then CONFIRMED; the balance pays it once', T, async (t) => {
+    if (!need(t, S.accountId, 'account')) return;
+    const before = (await sdk.account.get({ id: S.accountId })).account.balance;
+    if (before.available < 50) return t.skip(`available balance ${before.available} < 50`);
     const correlationID = `pay-${RUN}`;
     const c = await sdk.payment.create({
       value: 50,
@@ -861,15 +868,52 @@ describe('extra: QR image, webhooks, subscriptions, payments, subaccount transfe
     assert.equal(c.payment?.correlationID, correlationID);
     assert.equal(c.payment.status, 'CREATED');
     assert.equal(c.payment.value, 50);
+    assert.equal(c.payment.destinationAlias, `dest-${RUN}@example.com`);
     const g = await sdk.payment.get({ id: correlationID });
     assert.equal(g.payment.correlationID, correlationID);
+    assert.equal(g.transaction, null, 'no transaction before approval');
+    assert.equal(g.destination.pixKey, `dest-${RUN}@example.com`, 'destination from the key directory');
+    assert.ok(nonEmpty(g.destination.name) && nonEmpty(g.destination.taxID) && nonEmpty(g.destination.bank));
     const l = await sdk.payment.list({ skip: 0, limit: 100 });
+    assertPageInfo(l.pageInfo, 'payment.list');
     items(l, 'payments');
     assert.ok(items(l, 'payments').some((p) => (p.payment ?? p).correlationID === correlationID));
     const a = await sdk.payment.approve({ correlationID });
     assert.equal(a.payment?.correlationID, correlationID);
+    assert.equal(a.payment.status, 'APPROVED');
     assert.ok(a.transaction && typeof a.transaction === 'object', 'approve returns transaction');
+    assert.equal(a.transaction.value, 50);
     assert.ok(a.destination && typeof a.destination === 'object', 'approve returns destination');
+    const done = await waitFor(() => sdk.payment.get({ id: correlationID }), (p) => p.payment.status !== 'APPROVED');
+    assert.equal(done.payment.status, 'CONFIRMED');
+    assert.ok(nonEmpty(done.transaction.endToEndId), 'endToEndId once settled');
+    const again = await rejectsWithErrorBody(sdk.payment.approve({ correlationID }), 'approve twice');
+    assert.ok(again.error.includes('CONFIRMED'), again.error);
+    const after = (await sdk.account.get({ id: S.accountId })).account.balance;
+    assert.equal(after.total, before.total - 50, 'paid once');
+  });
+
+  it('account.withdraw (SDK path POST /account/{id}) -> {account, transaction}; the WITHDRAW transaction is found by the withdrawal filter', T, async (t) => {
+    if (!need(t, S.accountId, 'account')) return;
+    const correlationID = `wd-fund-${RUN}`;
+    const { charge } = await sdk.charge.create({ correlationID, value: 5000 });
+    await sandboxPay({ transactionID: charge.transactionID });
+    const before = (await sdk.account.get({ id: S.accountId })).account.balance;
+    const res = await sdk.account.withdraw({ accountId: S.accountId, value: 1000 });
+    assert.deepEqual(Object.keys(res).sort(), ['account', 'transaction']);
+    assert.equal(res.account.accountId, S.accountId);
+    assert.equal(res.transaction.value, 1000);
+    const fee = res.transaction.fee;
+    assert.equal(typeof fee, 'number');
+    assert.equal(res.account.balance.total, before.total - 1000 - fee, 'value and fee left');
+    const id = nonEmpty(res.transaction.endToEndId) ? res.transaction.endToEndId : res.transaction.withdrawalId;
+    const xs = await sdk.transactions.list({ pagination: { skip: 0, limit: 100 }, query: { withdrawal: id } });
+    assert.equal(items(xs, 'transactions').length, 1);
+    const x = items(xs, 'transactions')[0];
+    assert.equal(x.type, 'WITHDRAW');
+    assert.equal(x.withdraw?.value, 1000);
+    const tooMuch = await rejectsWithErrorBody(sdk.account.withdraw({ accountId: S.accountId, value: 999999999 }), 'withdraw too much');
+    assert.ok(tooMuch.error.startsWith('not enough available balance'), tooMuch.error);
   });
 
   it('subAccount.transfer moves subaccount balance; subAccount.debit answers a JSON 501 (not offered yet)', T, async (t) => {

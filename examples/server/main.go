@@ -17,8 +17,9 @@
 // Links in the records it returns (a charge's qrCodeImage, paymentLinkUrl) start with
 // -base-url, by default http://<listen address>, so the QR image URLs point at this server.
 // Every -tick (default 5s) it does the work the clock makes due in every company
-// (Service.RunDue): charges past their expiry are recorded EXPIRED, and refunds the bank
-// has settled are recorded CONFIRMED or REJECTED.
+// (Service.RunDue): charges past their expiry are recorded EXPIRED, and outgoing orders
+// (refunds, payments, withdrawals) whose send failed or hung are sent again and those the
+// bank has settled are recorded.
 //
 // Every flag is checked before anything is opened or written: a bad one (a -vendor that is
 // not a simple lower-case name, a -base-url that is not an absolute http(s) URL, ...) is
@@ -144,7 +145,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&c.merchantCity, "merchant-city", "", "the default company's merchant city, as BR Codes show it")
 	fs.BoolVar(&c.sandbox, "sandbox", true, "serve the sandbox routes (simulated payments)")
 	fs.BoolVar(&c.newApp, "new-app", false, "create a new application and print its App ID")
-	fs.DurationVar(&c.tick, "tick", defaultTick, "how often to expire charges and settle refunds in every company (0 turns it off)")
+	fs.DurationVar(&c.tick, "tick", defaultTick, "how often to expire charges and re-send or settle outgoing orders (0 turns it off)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return c, err

@@ -1,0 +1,137 @@
+package httpadapter
+
+import (
+	"bytes"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/pixfoundry/payments"
+)
+
+// accountWithdrawBody is the body of POST /account/{accountId}/withdraw ({value}) and of
+// the Node SDK's POST /account/{accountId} ({accountId, value}).
+type accountWithdrawBody struct {
+	AccountID string   `json:"accountId"`
+	Value     centavos `json:"value"`
+}
+
+// withdrawTransaction is the transaction of an account withdrawal reply.
+type withdrawTransaction struct {
+	EndToEndID    string    `json:"endToEndId"`
+	Value         int64     `json:"value"`
+	Fee           int64     `json:"fee"`
+	Status        string    `json:"status"`
+	TransactionID string    `json:"transactionID"`
+	WithdrawalID  string    `json:"withdrawalId"`
+	Time          time.Time `json:"time"`
+}
+
+// accountWithdrawal is {account, transaction}: the Node SDK's whole reply, and the spec's
+// reply under "withdraw".
+type accountWithdrawal struct {
+	Account     payments.Account    `json:"account"`
+	Transaction withdrawTransaction `json:"transaction"`
+}
+
+// accountWithdrawReply is the spec's reply: {withdraw: {account, transaction}}.
+type accountWithdrawReply struct {
+	Withdraw accountWithdrawal `json:"withdraw"`
+}
+
+// handleAccountWithdraw: POST /account/{accountId}/withdraw {value} → 200 {withdraw:
+// {account, transaction}}; with sdkShape (the Node SDK's POST /account/{accountId} with
+// {accountId, value}) → 200 {account, transaction}. The value goes to the company's Pix
+// key; below the minimum free amount it also pays the withdrawal fee. An unknown account
+// is 404 "Account not found", as the account lookups are; not enough balance a 400.
+func handleAccountWithdraw(log *slog.Logger, sdkShape bool) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, err := decode[accountWithdrawBody](r)
+		if err != nil {
+			writeError(w, r, log, err)
+			return
+		}
+		id := r.PathValue("accountId")
+		if body.AccountID != "" && body.AccountID != id {
+			writeError(w, r, log, invalid("accountId", "accountId in the body differs from the path"))
+			return
+		}
+		res, err := company(r).WithdrawFromAccount(r.Context(), id, int64(body.Value))
+		if err != nil {
+			writeErrorLookup(w, r, log, err)
+			return
+		}
+		wd := res.Withdrawal
+		out := accountWithdrawal{Account: res.Account, Transaction: withdrawTransaction{EndToEndID: wd.EndToEndID, Value: wd.Value,
+			Fee: wd.Fee, Status: string(wd.Status), TransactionID: wd.TransactionID, WithdrawalID: wd.ID, Time: wd.CreatedAt}}
+		if sdkShape {
+			encode(w, http.StatusOK, out)
+			return
+		}
+		encode(w, http.StatusOK, accountWithdrawReply{Withdraw: out})
+	})
+}
+
+// subaccountWithdrawBody is the body of POST /subaccount/{id}/withdraw; the body, or its
+// value, may be left out to withdraw the whole balance.
+type subaccountWithdrawBody struct {
+	Value *centavos `json:"value"`
+}
+
+// subaccountWithdrawTransaction is the reply's transaction.
+type subaccountWithdrawTransaction struct {
+	Status           payments.WithdrawalStatus `json:"status"`
+	Value            int64                     `json:"value"`
+	EndToEndID       string                    `json:"endToEndId"`
+	CorrelationID    string                    `json:"correlationID"`
+	DestinationAlias string                    `json:"destinationAlias"`
+	Comment          string                    `json:"comment"`
+}
+
+// subaccountWithdrawReply is {transaction}.
+type subaccountWithdrawReply struct {
+	Transaction subaccountWithdrawTransaction `json:"transaction"`
+}
+
+// handleSubaccountWithdraw: POST /subaccount/{id}/withdraw {value?} → 200 {transaction:
+// {status: CREATED, value, correlationID, destinationAlias, comment}}: the value (or the
+// whole balance) to the subaccount's own Pix key. An empty subaccount, a value above its
+// balance or a value not positive is a 400. (The Node SDK 1.3.3 cannot call this route:
+// it sends a GET with a body.)
+func handleSubaccountWithdraw(log *slog.Logger) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var value int64
+		raw, err := io.ReadAll(r.Body)
+		if err != nil {
+			writeError(w, r, log, invalid("", "request body too large or unreadable"))
+			return
+		}
+		if len(bytes.TrimSpace(raw)) > 0 {
+			r.Body = io.NopCloser(bytes.NewReader(raw))
+			body, err := decode[subaccountWithdrawBody](r)
+			if err != nil {
+				writeError(w, r, log, err)
+				return
+			}
+			if body.Value != nil {
+				if *body.Value <= 0 {
+					writeError(w, r, log, invalid("value", "value must be a positive number of centavos; leave it out to withdraw the whole balance"))
+					return
+				}
+				value = int64(*body.Value)
+			}
+		} else if ct := r.Header.Get("Content-Type"); ct != "" && !strings.Contains(ct, "json") {
+			writeError(w, r, log, invalid("", "request body must be JSON (Content-Type: application/json)"))
+			return
+		}
+		wd, err := company(r).WithdrawFromSubaccount(r.Context(), r.PathValue("id"), value)
+		if err != nil {
+			writeError(w, r, log, err)
+			return
+		}
+		encode(w, http.StatusOK, subaccountWithdrawReply{Transaction: subaccountWithdrawTransaction{Status: wd.Status, Value: wd.Value,
+			EndToEndID: wd.EndToEndID, CorrelationID: wd.CorrelationID, DestinationAlias: wd.DestinationAlias, Comment: wd.Comment}})
+	})
+}

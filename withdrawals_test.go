@@ -1,0 +1,267 @@
+package payments_test
+
+import (
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/matryer/is"
+
+	"github.com/pixfoundry/payments"
+	"github.com/pixfoundry/payments/store/memory"
+)
+
+func TestService_WithdrawFromAccount(t *testing.T) {
+	eachStore(t, func(t *testing.T, e env) {
+		is := is.New(t)
+		a := fund(t, e, 100000)
+		policy := payments.DefaultWithdrawalPolicy()
+		small, err := e.svc.WithdrawFromAccount(ctx, a.AccountID, 1000)
+		is.NoErr(err)
+		is.Equal(small.Withdrawal.Fee, policy.Fee)                          // below MinFree: the fee
+		is.Equal(small.Withdrawal.Status, payments.WithdrawalConfirmed)     // the sandbox settled it at once
+		is.Equal(small.Withdrawal.DestinationAlias, "pix@loja.example.com") // to the company's own key
+		is.Equal(small.Account.Balance.Total, int64(100000-1000-policy.Fee))
+		is.Equal(small.Transaction.Type, payments.TransactionWithdraw)
+		is.Equal(small.Transaction.Status, "CONFIRMED")
+		is.Equal(len(small.Transaction.EndToEndID), 32)                               // the Pix's endToEndId
+		is.Equal(small.Transaction.Withdraw.EndToEndID, small.Transaction.EndToEndID) // the withdraw object
+		is.Equal(small.Transaction.Withdraw.Value, int64(1000))
+
+		big, err := e.svc.WithdrawFromAccount(ctx, a.AccountID, policy.MinFree)
+		is.NoErr(err)
+		is.Equal(big.Withdrawal.Fee, int64(0)) // from MinFree up: free
+
+		for _, id := range []string{small.Withdrawal.ID, small.Transaction.EndToEndID} {
+			xs, _, err := e.svc.ListTransactions(ctx, payments.TransactionFilter{Withdrawal: id})
+			is.NoErr(err)
+			is.Equal(len(xs), 1) // the withdrawal filter, by id and by endToEndId
+			is.Equal(xs[0].TransactionID, small.Transaction.TransactionID)
+		}
+		xs, _, err := e.svc.ListTransactions(ctx, payments.TransactionFilter{Type: payments.TransactionWithdraw})
+		is.NoErr(err)
+		is.Equal(len(xs), 2) // the type filter
+		got, err := e.svc.GetTransaction(ctx, small.Transaction.EndToEndID)
+		is.NoErr(err)
+		is.Equal(got.Withdraw.ID, small.Withdrawal.ID)
+		audit(t, e.svc)
+	})
+}
+
+func TestService_WithdrawFromAccount_Policy(t *testing.T) {
+	is := is.New(t)
+	e := newEnv(t, memory.New())
+	_, err := e.svc.UpdateCompany(ctx, payments.CompanyUpdate{WithdrawalPolicy: &payments.WithdrawalPolicy{MinFree: 100, Fee: 7}})
+	is.NoErr(err)
+	a := fund(t, e, 1000)
+	w, err := e.svc.WithdrawFromAccount(ctx, a.AccountID, 99)
+	is.NoErr(err)
+	is.Equal(w.Withdrawal.Fee, int64(7)) // the company's policy
+	_, err = e.svc.UpdateCompany(ctx, payments.CompanyUpdate{WithdrawalPolicy: &payments.WithdrawalPolicy{MinFree: -1}})
+	is.Equal(payments.ErrorField(err), "withdrawalPolicy")
+	audit(t, e.svc)
+}
+
+// TestService_WithdrawFromAccount_Triggers: a withdrawal the bank fails returns its value
+// and its fee.
+func TestService_WithdrawFromAccount_Triggers(t *testing.T) {
+	for _, tc := range []struct {
+		name, key string
+		value     int64
+		reason    string
+	}{
+		{"BankErrorKey", payments.SandboxKeyBankError, 1000, payments.ReasonBankError},
+		{"NotFoundKey", payments.SandboxKeyNotFound, 1000, payments.ReasonInvalidPixKey},
+		{"Value666", "pix@loja.example.com", 666, payments.ReasonNotEnoughBalance},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			is := is.New(t)
+			e := newEnv(t, memory.New())
+			_, err := e.svc.UpdateCompany(ctx, payments.CompanyUpdate{PixKey: &tc.key})
+			is.NoErr(err)
+			a := fund(t, e, 5000)
+			w, err := e.svc.WithdrawFromAccount(ctx, a.AccountID, tc.value)
+			is.NoErr(err)
+			is.Equal(w.Withdrawal.Status, payments.WithdrawalFailed) // the bank failed it
+			is.Equal(w.Withdrawal.Reason, tc.reason)
+			is.Equal(w.Transaction.Status, "FAILED")
+			is.Equal(w.Account.Balance, payments.Balance{Total: 5000, Available: 5000}) // value and fee returned
+			audit(t, e.svc)
+		})
+	}
+}
+
+func TestService_WithdrawFromAccount_BadInput(t *testing.T) {
+	eachStore(t, func(t *testing.T, e env) {
+		is := is.New(t)
+		a := fund(t, e, 1000)
+		for _, v := range []int64{0, -1, payments.MaxChargeValue + 1} {
+			_, err := e.svc.WithdrawFromAccount(ctx, a.AccountID, v)
+			is.Equal(payments.ErrorField(err), "value") // not a positive amount
+		}
+		_, err := e.svc.WithdrawFromAccount(ctx, a.AccountID, 1000)
+		is.Equal(payments.ErrorCode(err), payments.EPRECONDITION) // 1000 plus the fee is more than available
+		_, err = e.svc.WithdrawFromAccount(ctx, "nope", 10)
+		is.Equal(payments.ErrorCode(err), payments.ENOTFOUND)
+		is.Equal(balance(t, e), payments.Balance{Total: 1000, Available: 1000}) // nothing moved
+		audit(t, e.svc)
+	})
+}
+
+func TestService_WithdrawFromSubaccount(t *testing.T) {
+	eachStore(t, func(t *testing.T, e env) {
+		is := is.New(t)
+		mustSubaccount(t, e.svc, "joao@example.com", 3000)
+		w, err := e.svc.WithdrawFromSubaccount(ctx, "joao@example.com", 1000)
+		is.NoErr(err)
+		is.Equal(w.Status, payments.WithdrawalCreated) // as created
+		is.Equal(w.Value, int64(1000))
+		is.Equal(w.DestinationAlias, "joao@example.com") // to its own key
+		is.True(w.CorrelationID != "")
+		sa, err := e.svc.GetSubaccount(ctx, "joao@example.com")
+		is.NoErr(err)
+		is.Equal(sa.Balance, int64(2000)) // no fee for subaccounts
+		xs, _, err := e.svc.ListTransactions(ctx, payments.TransactionFilter{Withdrawal: w.ID})
+		is.NoErr(err)
+		is.Equal(len(xs), 1)
+		is.Equal(xs[0].Status, "CONFIRMED") // settled
+
+		all, err := e.svc.WithdrawFromSubaccount(ctx, "joao@example.com", 0)
+		is.NoErr(err)
+		is.Equal(all.Value, int64(2000)) // 0: the whole balance
+		sa, err = e.svc.GetSubaccount(ctx, "joao@example.com")
+		is.NoErr(err)
+		is.Equal(sa.Balance, int64(0))
+
+		_, err = e.svc.WithdrawFromSubaccount(ctx, "joao@example.com", 0)
+		is.Equal(payments.ErrorCode(err), payments.EPRECONDITION) // empty
+		mustSubaccount(t, e.svc, "bia@example.com", 100)
+		_, err = e.svc.WithdrawFromSubaccount(ctx, "bia@example.com", 101)
+		is.Equal(payments.ErrorCode(err), payments.EPRECONDITION) // above its balance
+		_, err = e.svc.WithdrawFromSubaccount(ctx, "bia@example.com", -1)
+		is.Equal(payments.ErrorField(err), "value")
+		_, err = e.svc.WithdrawFromSubaccount(ctx, "nobody@example.com", 1)
+		is.Equal(payments.ErrorCode(err), payments.ENOTFOUND)
+		_, err = e.svc.WithdrawFromSubaccount(ctx, "not a key", 1)
+		is.Equal(payments.ErrorField(err), "pixKey")
+		audit(t, e.svc)
+	})
+}
+
+// TestService_WithdrawFromSubaccount_Triggers: a subaccount whose key fails at the bank
+// gets its money back, and the held part is visible while the bank has not answered.
+func TestService_WithdrawFromSubaccount_Triggers(t *testing.T) {
+	is := is.New(t)
+	clock := payments.NewManualClock(t0)
+	svc, err := payments.New(memory.New(), payments.Options{Clock: clock, Rail: payments.NewSandboxRail(clock, time.Minute)})
+	is.NoErr(err)
+	for _, key := range []string{payments.SandboxKeyBankError, payments.SandboxKeyNotFound, "ok@example.com"} {
+		mustSubaccount(t, svc, key, 1000)
+	}
+	_, err = svc.WithdrawFromSubaccount(ctx, payments.SandboxKeyBankError, 0)
+	is.NoErr(err)
+	nf, err := svc.WithdrawFromSubaccount(ctx, payments.SandboxKeyNotFound, 0)
+	is.NoErr(err)
+	is.Equal(nf.Status, payments.WithdrawalCreated) // as created; the bank refuses it at once
+	sa, err := svc.GetSubaccount(ctx, payments.SandboxKeyNotFound)
+	is.NoErr(err)
+	is.Equal(sa.Balance, int64(1000)) // INVALID_PIX_KEY: nothing sent, all of it back at once
+	_, err = svc.WithdrawFromSubaccount(ctx, "ok@example.com", 666)
+	is.NoErr(err)
+	sa, err = svc.GetSubaccount(ctx, "ok@example.com")
+	is.NoErr(err)
+	is.Equal(sa.Balance, int64(334)) // held while the bank has not answered
+	audit(t, svc)
+	clock.Advance(time.Minute)
+	is.NoErr(svc.RunDue(ctx))
+	for _, key := range []string{payments.SandboxKeyBankError, "ok@example.com"} {
+		sa, err := svc.GetSubaccount(ctx, key)
+		is.NoErr(err)
+		is.Equal(sa.Balance, int64(1000)) // failed: all of it back
+	}
+	xs, _, err := svc.ListTransactions(ctx, payments.TransactionFilter{Type: payments.TransactionWithdraw})
+	is.NoErr(err)
+	is.Equal(len(xs), 3)
+	for _, x := range xs {
+		is.Equal(x.Status, "FAILED") // every trigger
+	}
+	audit(t, svc)
+}
+
+// TestService_OutgoingConcurrency: 64 goroutines approve payments (some the same), withdraw
+// from the account and its subaccounts and transfer between subaccounts. Nothing is ever
+// overdrawn, each correlationID pays once, and the audit is clean.
+func TestService_OutgoingConcurrency(t *testing.T) {
+	eachStore(t, func(t *testing.T, e env) {
+		is := is.New(t)
+		a := fund(t, e, 50000)
+		keys := []string{"s0@example.com", "s1@example.com", "s2@example.com", "s3@example.com"}
+		for _, k := range keys {
+			mustSubaccount(t, e.svc, k, 5000)
+		}
+		for i := range 16 {
+			mustPayment(t, e.svc, fmt.Sprint("p", i), 2000, "ana@example.com")
+		}
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		paid := map[string]int{}
+		var withdrawn int64
+		for g := range 64 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				var err error
+				switch g % 4 {
+				case 0:
+					corr := fmt.Sprint("p", g%16)
+					if _, err = e.svc.ApprovePayment(ctx, corr); err == nil {
+						mu.Lock()
+						paid[corr]++
+						mu.Unlock()
+					}
+				case 1:
+					var w payments.AccountWithdrawal
+					if w, err = e.svc.WithdrawFromAccount(ctx, a.AccountID, 3000); err == nil {
+						mu.Lock()
+						withdrawn += w.Withdrawal.Value + w.Withdrawal.Fee
+						mu.Unlock()
+					}
+				case 2:
+					_, err = e.svc.WithdrawFromSubaccount(ctx, keys[g%len(keys)], 1500)
+				case 3:
+					_, err = e.svc.TransferBetweenSubaccounts(ctx, payments.SubaccountTransferParams{Value: 700,
+						FromPixKey: keys[g%len(keys)], ToPixKey: keys[(g+1)%len(keys)]})
+				}
+				if err != nil && payments.ErrorCode(err) != payments.EPRECONDITION {
+					t.Error(err)
+				}
+			}()
+		}
+		wg.Wait()
+		for corr, n := range paid {
+			is.Equal(n, 1) // each correlationID pays once
+			is.Equal(paymentStatus(t, e.svc, corr), payments.PaymentConfirmed)
+		}
+		b := balance(t, e)
+		is.True(b.Available >= 0 && b.Blocked == 0)              // never overdrawn; nothing left held
+		is.Equal(b.Total, 50000-int64(len(paid))*2000-withdrawn) // exactly what was paid out left
+		var subs int64
+		for _, k := range keys {
+			sa, err := e.svc.GetSubaccount(ctx, k)
+			is.NoErr(err)
+			is.True(sa.Balance >= 0) // never overdrawn
+			subs += sa.Balance
+		}
+		xs, _, err := e.svc.ListTransactions(ctx, payments.TransactionFilter{Type: payments.TransactionWithdraw, ListParams: payments.ListParams{Limit: 1000}})
+		is.NoErr(err)
+		var subOut int64
+		for _, x := range xs {
+			if x.PixKey != "pix@loja.example.com" {
+				subOut += x.Value
+			}
+		}
+		is.Equal(subs+subOut, int64(len(keys)*5000)) // subaccount money only left by withdrawals
+		audit(t, e.svc)
+	})
+}
