@@ -233,6 +233,11 @@ func (s *Service) UpdateCompany(ctx context.Context, u CompanyUpdate) (Company, 
 			return err
 		}
 		next.TaxID, next.PartnerID, next.UpdatedAt = c.TaxID, c.PartnerID, t.now
+		if next.PixKey != c.PixKey {
+			if err := t.pixKeyFree("pixKey", next.PixKey, true); err != nil {
+				return err // the default account's key must stay its own
+			}
+		}
 		r, err := encode(c.ID, next, nil, []store.Index{byCreation(c.CreatedAt)})
 		if err != nil {
 			return err
