@@ -72,7 +72,7 @@ func addRoutes(mux *http.ServeMux, svc *payments.Service, opts Options) (apiPatt
 	api("GET /account/{accountId}", auth(handleAccountGet(log)))
 	api("POST /account/{accountId}", notOffered("account withdrawals are"))
 	api("POST /account/{accountId}/withdraw", notOffered("account withdrawals are"))
-	api("POST /account", notOffered("creating accounts is"))
+	api("POST /account", auth(handleAccountCreate(log)))
 	api("DELETE /account/{accountId}", notOffered("closing accounts is"))
 
 	// Subaccounts. {id} is the subaccount's Pix key.
@@ -81,13 +81,13 @@ func addRoutes(mux *http.ServeMux, svc *payments.Service, opts Options) (apiPatt
 	api("GET /subaccount/{id}", auth(handleSubaccountGet(log)))
 	api("POST /subaccount/transfer", auth(handleSubaccountTransfer(log)))
 	api("POST /subaccount/{id}/withdraw", notOffered("subaccount withdrawals are"))
-	api("POST /subaccount/{id}/debit", notOffered("subaccount debits are"))
-	api("POST /subaccount/{id}/credit", notOffered("subaccount credits are"))
+	api("POST /subaccount/{id}/debit", auth(handleSubaccountDebit(log)))
+	api("POST /subaccount/{id}/credit", auth(handleSubaccountCredit(log)))
 	api("DELETE /subaccount/{id}", notOffered("deleting subaccounts is"))
 	api("GET /subaccount/{id}/statement", notOffered("subaccount statements are"))
 
-	// Transfers between the company's accounts: not offered yet.
-	api("POST /transfer", notOffered("transfers between accounts are"))
+	// Transfers between the company's accounts, named by their Pix keys.
+	api("POST /transfer", auth(handleTransferCreate(log)))
 
 	// Outgoing payments (request, then approve): not offered yet. {id} is an id or
 	// correlationID.
