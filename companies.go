@@ -204,7 +204,9 @@ type CompanyUpdate struct {
 	CashbackPolicy *CashbackPolicy
 }
 
-// UpdateCompany changes the company this Service acts for.
+// UpdateCompany changes the company this Service acts for. The company's Pix key is its
+// default account's, so a new key that another account or a subaccount of the company
+// has is a conflict on "pixKey".
 func (s *Service) UpdateCompany(ctx context.Context, u CompanyUpdate) (Company, error) {
 	var c Company
 	err := s.update(ctx, func(t *txn) error {
