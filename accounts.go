@@ -62,7 +62,9 @@ func (t *txn) createDefaultAccount(c Company) error {
 	return ct.createBook(blockedBook(a.AccountID), true)
 }
 
-// account reads an account with its balance.
+// account reads an account with its balance. The default account's PixKey is left empty
+// (it is the company's: fillPixKey sets it), so that the money paths that only need the
+// balance do not read the company too.
 func (t *txn) account(id string) (Account, error) {
 	var a Account
 	if id == "" {
@@ -71,19 +73,14 @@ func (t *txn) account(id string) (Account, error) {
 	if err := t.get(collAccounts, id, "account", &a); err != nil {
 		return Account{}, err
 	}
-	if err := t.fillPixKey(&a); err != nil {
-		return Account{}, err
-	}
 	return a, t.fillBalance(&a)
 }
 
-// defaultAccount reads the company's default account with its balance.
+// defaultAccount reads the company's default account with its balance; PixKey as for
+// account.
 func (t *txn) defaultAccount() (Account, error) {
 	var a Account
 	if _, err := t.getByKey(collAccounts, keyDefault, "account", &a); err != nil {
-		return Account{}, err
-	}
-	if err := t.fillPixKey(&a); err != nil {
 		return Account{}, err
 	}
 	return a, t.fillBalance(&a)
@@ -108,8 +105,10 @@ func (s *Service) GetAccount(ctx context.Context, id string) (Account, error) {
 	var a Account
 	err := s.view(ctx, func(t *txn) error {
 		var err error
-		a, err = t.account(id)
-		return err
+		if a, err = t.account(id); err != nil {
+			return err
+		}
+		return t.fillPixKey(&a)
 	})
 	return a, err
 }
@@ -119,8 +118,10 @@ func (s *Service) DefaultAccount(ctx context.Context) (Account, error) {
 	var a Account
 	err := s.view(ctx, func(t *txn) error {
 		var err error
-		a, err = t.defaultAccount()
-		return err
+		if a, err = t.defaultAccount(); err != nil {
+			return err
+		}
+		return t.fillPixKey(&a)
 	})
 	return a, err
 }
@@ -221,7 +222,9 @@ func (t *txn) accountByKey(field, key string) (Account, error) {
 		return Account{}, err
 	}
 	if key == co.PixKey {
-		return t.defaultAccount()
+		a, err := t.defaultAccount()
+		a.PixKey = key
+		return a, err
 	}
 	var a Account
 	_, err = t.getByKey(collAccounts, accountKey(key), "account", &a)
