@@ -195,6 +195,7 @@ func (s *Service) CreateAccount(ctx context.Context, p CreateAccountParams) (Acc
 	}
 	var a Account
 	err = s.update(ctx, func(t *txn) error {
+		a = Account{} // afresh on every run: the store may run this function again
 		k := key
 		if k == "" {
 			k = t.svc.core.ids.uuid()
