@@ -215,20 +215,17 @@ func (s *Service) CreateAccount(ctx context.Context, p CreateAccountParams) (Acc
 	return a, err
 }
 
-// accountByKey reads the account whose Pix key is key (canonical) with its balance. An
-// unknown key is not found, naming field, the input that gave it.
-func (t *txn) accountByKey(field, key string) (Account, error) {
-	co, err := t.loadCompany()
-	if err != nil {
-		return Account{}, err
-	}
+// accountByKey reads the account of the company co (the transaction's) whose Pix key is
+// key (canonical) with its balance. An unknown key is not found, naming field, the input
+// that gave it.
+func (t *txn) accountByKey(co Company, field, key string) (Account, error) {
 	if key == co.PixKey {
 		a, err := t.defaultAccount()
 		a.PixKey = key
 		return a, err
 	}
 	var a Account
-	_, err = t.getByKey(collAccounts, accountKey(key), "account", &a)
+	_, err := t.getByKey(collAccounts, accountKey(key), "account", &a)
 	if ErrorCode(err) == ENOTFOUND {
 		return Account{}, &Error{Code: ENOTFOUND, Field: field, Message: "Account not found for " + field + " " + key}
 	}

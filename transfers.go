@@ -82,11 +82,15 @@ func (s *Service) TransferBetweenAccounts(ctx context.Context, p CreateTransferP
 			}
 			return nil
 		}
-		src, err := t.accountByKey("fromPixKey", from)
+		co, err := t.loadCompany()
 		if err != nil {
 			return err
 		}
-		dst, err := t.accountByKey("toPixKey", to)
+		src, err := t.accountByKey(co, "fromPixKey", from)
+		if err != nil {
+			return err
+		}
+		dst, err := t.accountByKey(co, "toPixKey", to)
 		if err != nil {
 			return err
 		}
