@@ -2,6 +2,7 @@ package payments
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/pixfoundry/payments/store"
@@ -14,10 +15,19 @@ const (
 
 // Account is a company's account at the platform: where the money its charges receive
 // lands, and where refunds and payments are paid from. Every company has one default
-// account, created with the company.
+// account, created with the company; CreateAccount adds others.
+//
+// Each account has its own Pix key, unique among the company's accounts and subaccounts:
+// the default account's is the company's Pix key (read from the company, so that
+// UpdateCompany moves it), another account's is the one it was created with.
+// TransferBetweenAccounts names accounts by these keys. A Pix received still lands in
+// the default account (ReceivePix takes only the company's key).
 type Account struct {
-	AccountID string    `json:"accountId"`
-	IsDefault bool      `json:"isDefault"`
+	AccountID string `json:"accountId"`
+	IsDefault bool   `json:"isDefault"`
+	PixKey    string `json:"pixKey"`
+	// Name is the label given to CreateAccount, "" for the default account.
+	Name      string    `json:"accountName,omitempty"`
 	Balance   Balance   `json:"balance"`
 	CreatedAt time.Time `json:"createdAt"`
 }
@@ -52,7 +62,9 @@ func (t *txn) createDefaultAccount(c Company) error {
 	return ct.createBook(blockedBook(a.AccountID), true)
 }
 
-// account reads an account with its balance.
+// account reads an account with its balance. The default account's PixKey is left empty
+// (it is the company's: fillPixKey sets it), so that the money paths that only need the
+// balance do not read the company too.
 func (t *txn) account(id string) (Account, error) {
 	var a Account
 	if id == "" {
@@ -64,7 +76,8 @@ func (t *txn) account(id string) (Account, error) {
 	return a, t.fillBalance(&a)
 }
 
-// defaultAccount reads the company's default account with its balance.
+// defaultAccount reads the company's default account with its balance; PixKey as for
+// account.
 func (t *txn) defaultAccount() (Account, error) {
 	var a Account
 	if _, err := t.getByKey(collAccounts, keyDefault, "account", &a); err != nil {
@@ -92,8 +105,10 @@ func (s *Service) GetAccount(ctx context.Context, id string) (Account, error) {
 	var a Account
 	err := s.view(ctx, func(t *txn) error {
 		var err error
-		a, err = t.account(id)
-		return err
+		if a, err = t.account(id); err != nil {
+			return err
+		}
+		return t.fillPixKey(&a)
 	})
 	return a, err
 }
@@ -103,8 +118,10 @@ func (s *Service) DefaultAccount(ctx context.Context) (Account, error) {
 	var a Account
 	err := s.view(ctx, func(t *txn) error {
 		var err error
-		a, err = t.defaultAccount()
-		return err
+		if a, err = t.defaultAccount(); err != nil {
+			return err
+		}
+		return t.fillPixKey(&a)
 	})
 	return a, err
 }
@@ -122,6 +139,9 @@ func (s *Service) ListAccounts(ctx context.Context, p ListParams) ([]Account, Pa
 			return err
 		}
 		for i := range out {
+			if err := t.fillPixKey(&out[i]); err != nil {
+				return err
+			}
 			if err := t.fillBalance(&out[i]); err != nil {
 				return err
 			}
@@ -129,4 +149,116 @@ func (s *Service) ListAccounts(ctx context.Context, p ListParams) ([]Account, Pa
 		return nil
 	})
 	return out, p.info(total), err
+}
+
+// accountKey is the unique key of the account whose Pix key is key (canonical). The
+// default account has none: its key is the company's.
+func accountKey(key string) string { return "pixKey:" + key }
+
+// fillPixKey sets the default account's Pix key, the company's; another account's is
+// stored with it.
+func (t *txn) fillPixKey(a *Account) error {
+	if !a.IsDefault {
+		return nil
+	}
+	co, err := t.loadCompany()
+	if err != nil {
+		return err
+	}
+	a.PixKey = co.PixKey
+	return nil
+}
+
+// CreateAccountParams create another account of the company. PixKey, when given, is any
+// valid Pix key not yet used by an account or subaccount of the company (its type is
+// detected, its canonical form kept); when empty a random (EVP) key is made. Name is an
+// optional label of at most 200 characters.
+type CreateAccountParams struct {
+	PixKey string
+	Name   string
+}
+
+// CreateAccount creates another account of the company, with its own Pix key and empty
+// balance (the real API's "duplicate account"). It is not idempotent: each call without
+// a key makes a new account, and a key already in use is a conflict on "pixKey".
+func (s *Service) CreateAccount(ctx context.Context, p CreateAccountParams) (Account, error) {
+	var key string
+	if strings.TrimSpace(p.PixKey) != "" {
+		var err error
+		if key, _, err = parsePixKey("pixKey", p.PixKey, ""); err != nil {
+			return Account{}, err
+		}
+	}
+	name, err := cleanString("name", p.Name, 200)
+	if err != nil {
+		return Account{}, err
+	}
+	var a Account
+	err = s.update(ctx, func(t *txn) error {
+		a = Account{} // afresh on every run: the store may run this function again
+		k := key
+		if k == "" {
+			k = t.svc.core.ids.uuid()
+		}
+		if err := t.pixKeyFree("pixKey", k, true); err != nil {
+			return err
+		}
+		a = Account{AccountID: t.newID(), PixKey: k, Name: name, CreatedAt: t.now}
+		if err := t.insert(collAccounts, a.AccountID, "account", a, []string{accountKey(k)}, []store.Index{byCreation(t.now)}); err != nil {
+			return err
+		}
+		if err := t.createBook(accountBook(a.AccountID), true); err != nil {
+			return err
+		}
+		return t.createBook(blockedBook(a.AccountID), true)
+	})
+	return a, err
+}
+
+// accountByKey reads the account of the company co (the transaction's) whose Pix key is
+// key (canonical) with its balance. An unknown key is not found, naming field, the input
+// that gave it.
+func (t *txn) accountByKey(co Company, field, key string) (Account, error) {
+	if key == co.PixKey {
+		a, err := t.defaultAccount()
+		a.PixKey = key
+		return a, err
+	}
+	var a Account
+	_, err := t.getByKey(collAccounts, accountKey(key), "account", &a)
+	if ErrorCode(err) == ENOTFOUND {
+		return Account{}, &Error{Code: ENOTFOUND, Field: field, Message: "Account not found for " + field + " " + key}
+	}
+	if err != nil {
+		return Account{}, err
+	}
+	return a, t.fillBalance(&a)
+}
+
+// pixKeyFree refuses key (canonical) if an account of the company has it (the default
+// account's is the company's) or, when subaccounts is set, a subaccount: a conflict on
+// field, so that a key names one place the company's money is.
+func (t *txn) pixKeyFree(field, key string, subaccounts bool) error {
+	co, err := t.loadCompany()
+	if err != nil {
+		return err
+	}
+	if key == co.PixKey {
+		return conflict(field, "%s %s is the Pix key of the company's default account", field, key)
+	}
+	if _, err := t.tx.GetByKey(collAccounts, t.company, accountKey(key)); err == nil {
+		return conflict(field, "%s %s is the Pix key of another account of the company", field, key)
+	} else if ok, err := found(storeErr(err, "account")); err != nil || ok {
+		return err
+	}
+	if !subaccounts {
+		return nil
+	}
+	_, err = t.tx.Get(collSubaccounts, t.company, key)
+	if ok, err := found(storeErr(err, "subaccount")); err != nil {
+		return err
+	} else if ok {
+		return conflict(field, "%s %s is the Pix key of a subaccount of the company", field, key)
+	}
+	return nil
 }

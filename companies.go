@@ -213,7 +213,9 @@ type CompanyUpdate struct {
 	WithdrawalPolicy *WithdrawalPolicy
 }
 
-// UpdateCompany changes the company this Service acts for.
+// UpdateCompany changes the company this Service acts for. The company's Pix key is its
+// default account's, so a new key that another account or a subaccount of the company
+// has is a conflict on "pixKey".
 func (s *Service) UpdateCompany(ctx context.Context, u CompanyUpdate) (Company, error) {
 	var c Company
 	err := s.update(ctx, func(t *txn) error {
@@ -245,6 +247,11 @@ func (s *Service) UpdateCompany(ctx context.Context, u CompanyUpdate) (Company, 
 			return err
 		}
 		next.TaxID, next.PartnerID, next.UpdatedAt = c.TaxID, c.PartnerID, t.now
+		if next.PixKey != c.PixKey {
+			if err := t.pixKeyFree("pixKey", next.PixKey, true); err != nil {
+				return err // the default account's key must stay its own
+			}
+		}
 		r, err := encode(c.ID, next, nil, []store.Index{byCreation(c.CreatedAt)})
 		if err != nil {
 			return err

@@ -2,6 +2,7 @@ package payments
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/pixfoundry/payments/store"
@@ -55,7 +56,8 @@ type SubaccountTransfer struct {
 }
 
 // CreateSubaccount creates a subaccount, or returns the existing one with the same Pix key
-// unchanged; created says which.
+// unchanged; created says which. A key of one of the company's accounts (the company's own
+// key included) is a conflict on "pixKey".
 func (s *Service) CreateSubaccount(ctx context.Context, p CreateSubaccountParams) (Subaccount, bool, error) {
 	key, _, err := parsePixKey("pixKey", p.PixKey, "")
 	if err != nil {
@@ -76,6 +78,9 @@ func (s *Service) CreateSubaccount(ctx context.Context, p CreateSubaccountParams
 		sa, err = t.subaccount("pixKey", key)
 		if ok, err := found(err); err != nil || ok {
 			return err
+		}
+		if err := t.pixKeyFree("pixKey", key, false); err != nil {
+			return err // an account's key: a key names one place the company's money is
 		}
 		sa = Subaccount{Name: name, PixKey: key, CreatedAt: t.now, UpdatedAt: t.now}
 		if err := t.insert(collSubaccounts, key, "subaccount", sa, nil, []store.Index{byCreation(t.now)}); err != nil {
@@ -215,4 +220,137 @@ func (t *txn) mustHaveSubaccount(field, key string) error {
 		return invalid(field, "%s names no subaccount: create the subaccount %s first", field, key)
 	}
 	return nil
+}
+
+// collSubaccountMoves holds the debits and credits between subaccounts and the company
+// account.
+const collSubaccountMoves = "subaccount_moves"
+
+// SubaccountMoveKind says which way a SubaccountMove went.
+type SubaccountMoveKind string
+
+// Subaccount move kinds.
+const (
+	SubaccountDebit  SubaccountMoveKind = "DEBIT"  // subaccount -> company account
+	SubaccountCredit SubaccountMoveKind = "CREDIT" // company account -> subaccount
+)
+
+// SubaccountMoveParams debit or credit a subaccount: Value centavos (1 to
+// MaxChargeValue) move between the subaccount with PixKey and the company's default
+// account. Description is optional, at most MaxComment characters.
+//
+// The reference gives these operations no idempotency key, so without CorrelationID each
+// call moves money, as in the real API. CorrelationID (our extension) makes the call
+// idempotent: the same correlationID again, for the same operation, subaccount and value,
+// returns the first move and moves nothing; for anything else it is a conflict on
+// correlationID. Debits and credits share one space of correlationIDs.
+type SubaccountMoveParams struct {
+	PixKey        string
+	Value         int64
+	Description   string
+	CorrelationID string
+}
+
+// SubaccountMove is a debit or credit of a subaccount, with the subaccount as the move
+// left it.
+type SubaccountMove struct {
+	ID            string             `json:"-"`
+	Kind          SubaccountMoveKind `json:"kind"`
+	Value         int64              `json:"value"`
+	Description   string             `json:"description"`
+	CorrelationID string             `json:"correlationID,omitempty"`
+	// AccountID is the company account on the other side: the default account.
+	AccountID  string     `json:"accountId"`
+	Subaccount Subaccount `json:"subaccount"`
+	CreatedAt  time.Time  `json:"createdAt"`
+}
+
+// DebitSubaccount moves value from the subaccount to the company's default account, in
+// one transaction with one balanced ledger entry. A subaccount with no balance is refused
+// ("Transfer just work with subaccount with balance"), and so is a value above its
+// balance ("Account does not have enough balance to complete the operation"), both
+// EPRECONDITION on "value"; an unknown key is ENOTFOUND ("Subaccount not found: <key>").
+// See SubaccountMoveParams for idempotency.
+func (s *Service) DebitSubaccount(ctx context.Context, p SubaccountMoveParams) (SubaccountMove, error) {
+	return s.moveSubaccount(ctx, SubaccountDebit, p)
+}
+
+// CreditSubaccount moves value from the company's default account to the subaccount, in
+// one transaction with one balanced ledger entry. A value above the account's available
+// balance is refused ("Account does not have enough balance to complete the operation",
+// EPRECONDITION on "value"). See DebitSubaccount.
+func (s *Service) CreditSubaccount(ctx context.Context, p SubaccountMoveParams) (SubaccountMove, error) {
+	return s.moveSubaccount(ctx, SubaccountCredit, p)
+}
+
+func (s *Service) moveSubaccount(ctx context.Context, kind SubaccountMoveKind, p SubaccountMoveParams) (SubaccountMove, error) {
+	key, _, err := parsePixKey("pixKey", p.PixKey, "")
+	if err != nil {
+		return SubaccountMove{}, err
+	}
+	if p.Value <= 0 {
+		return SubaccountMove{}, invalid("value", "Value must be positive") // the real API's text
+	}
+	if err := checkCentavos("value", p.Value, false); err != nil {
+		return SubaccountMove{}, err
+	}
+	desc, err := cleanString("description", p.Description, MaxComment)
+	if err != nil {
+		return SubaccountMove{}, err
+	}
+	cid, err := cleanCorrelationID("correlationID", p.CorrelationID, false)
+	if err != nil {
+		return SubaccountMove{}, err
+	}
+	var m SubaccountMove
+	err = s.update(ctx, func(t *txn) error {
+		m = SubaccountMove{} // afresh on every run: the store may run this function again
+		if cid != "" {
+			id, err := t.getByKey(collSubaccountMoves, "correlationID:"+cid, "subaccount move", &m)
+			if ok, err := found(err); err != nil {
+				return err
+			} else if ok {
+				m.ID = id
+				if m.Kind != kind || m.Subaccount.PixKey != key || m.Value != p.Value || m.Description != desc {
+					return conflict("correlationID", "a different subaccount debit or credit with correlationID %q already exists", cid)
+				}
+				return nil
+			}
+		}
+		sa, err := t.subaccount("pixKey", key)
+		if err != nil {
+			return err
+		}
+		acct, err := t.defaultAccount()
+		if err != nil {
+			return err
+		}
+		from, to := subaccountBook(key), accountBook(acct.AccountID)
+		switch {
+		case kind == SubaccountDebit && sa.Balance == 0:
+			return precondition("value", "Transfer just work with subaccount with balance") // the real API's text
+		case kind == SubaccountDebit && sa.Balance < p.Value,
+			kind == SubaccountCredit && acct.Balance.Available < p.Value:
+			return precondition("value", "Account does not have enough balance to complete the operation")
+		case kind == SubaccountCredit:
+			from, to = to, from
+		}
+		m = SubaccountMove{ID: t.newID(), Kind: kind, Value: p.Value, Description: desc, CorrelationID: cid,
+			AccountID: acct.AccountID, Subaccount: sa, CreatedAt: t.now}
+		if _, err := t.post("subaccount."+strings.ToLower(string(kind)), m.ID,
+			Posting{Book: from, Amount: -p.Value}, Posting{Book: to, Amount: p.Value}); err != nil {
+			return err
+		}
+		if kind == SubaccountDebit { // as post left it, in this transaction
+			m.Subaccount.Balance -= p.Value
+		} else {
+			m.Subaccount.Balance += p.Value
+		}
+		var keys []string
+		if cid != "" {
+			keys = []string{"correlationID:" + cid}
+		}
+		return t.insert(collSubaccountMoves, m.ID, "subaccount move", m, keys, []store.Index{byCreation(t.now)})
+	})
+	return m, err
 }

@@ -1,9 +1,13 @@
 package httpadapter
 
 import (
+	"bytes"
+	"io"
 	"log/slog"
 	"net/http"
 	"strings"
+
+	"github.com/pixfoundry/payments"
 )
 
 // handleAccountList: GET /account and GET /account/ (the spec's path) ?skip&limit → 200
@@ -40,3 +44,55 @@ func handleAccountGet(log *slog.Logger) http.Handler {
 		encode(w, http.StatusOK, map[string]any{"account": a})
 	})
 }
+
+// accountBody is the optional body of POST /account. The real API takes none (it
+// "duplicates" the account); pixKey and name are our extension.
+type accountBody struct {
+	PixKey string `json:"pixKey"`
+	Name   string `json:"name"`
+}
+
+// accountReply is the reply of POST /account.
+type accountReply struct {
+	Account payments.Account `json:"account"`
+}
+
+// handleAccountCreate: POST /account with no body, or {pixKey, name} → 200 {account}: a
+// new account of the company, empty, with the given Pix key or a random (EVP) one. A key
+// already used by an account or subaccount of the company is 400.
+func handleAccountCreate(log *slog.Logger) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, err := decodeOptional[accountBody](r)
+		if err != nil {
+			writeError(w, r, log, err)
+			return
+		}
+		a, err := company(r).CreateAccount(r.Context(), payments.CreateAccountParams{PixKey: body.PixKey, Name: body.Name})
+		if err != nil {
+			writeError(w, r, log, err)
+			return
+		}
+		encode(w, http.StatusOK, accountReply{Account: a})
+	})
+}
+
+// decodeOptional is decode for a route whose body may be left out: an empty body (or
+// only white space) is the zero T; anything else must be what decode accepts.
+func decodeOptional[T any](r *http.Request) (T, error) {
+	var zero T
+	b, err := io.ReadAll(r.Body)
+	if err != nil { // decode reports it (too large, unreadable)
+		r.Body = io.NopCloser(io.MultiReader(bytes.NewReader(b), errReader{err}))
+		return decode[T](r)
+	}
+	if len(bytes.TrimSpace(b)) == 0 {
+		return zero, nil
+	}
+	r.Body = io.NopCloser(bytes.NewReader(b))
+	return decode[T](r)
+}
+
+// errReader is a reader that fails with err.
+type errReader struct{ err error }
+
+func (e errReader) Read([]byte) (int, error) { return 0, e.err }

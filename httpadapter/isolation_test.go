@@ -104,6 +104,8 @@ func TestCompanyIsolation(t *testing.T) {
 			{"POST", "/api/v1/refund", `{"value":100,"transactionEndToEndId":"` + str(x, "transactionID") + `","correlationID":"steal"}`},
 			{"POST", "/api/v1/charge/paid/refund", `{"value":100,"correlationID":"steal"}`},
 			{"POST", "/api/v1/subaccount/transfer", `{"value":100,"fromPixKey":"vendedor@example.com","toPixKey":"gerente@example.com"}`},
+			{"POST", "/api/v1/subaccount/vendedor@example.com/debit", `{"value":100}`},
+			{"POST", "/api/v1/subaccount/vendedor@example.com/credit", `{"value":100}`},
 			{"DELETE", "/api/v1/charge/open", ""},
 			{"DELETE", "/api/v1/qrcode-static/qr", ""},
 		} {

@@ -73,7 +73,7 @@ func addRoutes(mux *http.ServeMux, svc *payments.Service, opts Options) (apiPatt
 	api("GET /account/{accountId}", auth(handleAccountGet(log)))
 	api("POST /account/{accountId}", auth(handleAccountWithdraw(log, true)))
 	api("POST /account/{accountId}/withdraw", auth(handleAccountWithdraw(log, false)))
-	api("POST /account", notOffered("creating accounts is"))
+	api("POST /account", auth(handleAccountCreate(log)))
 	api("DELETE /account/{accountId}", notOffered("closing accounts is"))
 
 	// Subaccounts. {id} is the subaccount's Pix key.
@@ -82,13 +82,13 @@ func addRoutes(mux *http.ServeMux, svc *payments.Service, opts Options) (apiPatt
 	api("GET /subaccount/{id}", auth(handleSubaccountGet(log)))
 	api("POST /subaccount/transfer", auth(handleSubaccountTransfer(log)))
 	api("POST /subaccount/{id}/withdraw", auth(handleSubaccountWithdraw(log)))
-	api("POST /subaccount/{id}/debit", notOffered("subaccount debits are"))
-	api("POST /subaccount/{id}/credit", notOffered("subaccount credits are"))
+	api("POST /subaccount/{id}/debit", auth(handleSubaccountDebit(log)))
+	api("POST /subaccount/{id}/credit", auth(handleSubaccountCredit(log)))
 	api("DELETE /subaccount/{id}", notOffered("deleting subaccounts is"))
 	api("GET /subaccount/{id}/statement", notOffered("subaccount statements are"))
 
-	// Transfers between the company's accounts: not offered yet.
-	api("POST /transfer", notOffered("transfers between accounts are"))
+	// Transfers between the company's accounts, named by their Pix keys.
+	api("POST /transfer", auth(handleTransferCreate(log)))
 
 	// Outgoing payments: request, then approve. {id} is an id or correlationID.
 	api("POST /payment", auth(handlePaymentCreate(log)))

@@ -1,8 +1,10 @@
 package httpadapter
 
 import (
+	"context"
 	"log/slog"
 	"net/http"
+	"strconv"
 
 	"github.com/pixfoundry/payments"
 )
@@ -89,5 +91,55 @@ func handleSubaccountTransfer(log *slog.Logger) http.Handler {
 			return
 		}
 		encode(w, http.StatusOK, tr)
+	})
+}
+
+// subaccountMoveBody is the body of POST /subaccount/{id}/debit and /credit.
+// correlationID is our extension (see payments.SubaccountMoveParams).
+type subaccountMoveBody struct {
+	Value         centavos `json:"value"`
+	Description   string   `json:"description"`
+	CorrelationID string   `json:"correlationID"`
+}
+
+// subaccountMoveReply is the reply of a subaccount debit or credit, as the reference
+// documents it.
+type subaccountMoveReply struct {
+	PixKey      string `json:"pixKey"`
+	Value       int64  `json:"value"`
+	Description string `json:"description"`
+	Success     string `json:"success"`
+}
+
+// handleSubaccountDebit: POST /subaccount/{id}/debit {value, description} → 200 {pixKey,
+// value, description, success:"Subaccount debited, <value>"}: the value moves from the
+// subaccount to the company account.
+func handleSubaccountDebit(log *slog.Logger) http.Handler {
+	return handleSubaccountMove(log, (*payments.Service).DebitSubaccount, "debited")
+}
+
+// handleSubaccountCredit: POST /subaccount/{id}/credit {value, description} → 200 {pixKey,
+// value, description, success:"Subaccount credited, <value>"}: the value moves from the
+// company account to the subaccount.
+func handleSubaccountCredit(log *slog.Logger) http.Handler {
+	return handleSubaccountMove(log, (*payments.Service).CreditSubaccount, "credited")
+}
+
+func handleSubaccountMove(log *slog.Logger, move func(*payments.Service, context.Context, payments.SubaccountMoveParams) (payments.SubaccountMove, error), done string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, err := decode[subaccountMoveBody](r)
+		if err != nil {
+			writeError(w, r, log, err)
+			return
+		}
+		m, err := move(company(r), r.Context(), payments.SubaccountMoveParams{
+			PixKey: r.PathValue("id"), Value: int64(body.Value), Description: body.Description, CorrelationID: body.CorrelationID,
+		})
+		if err != nil {
+			writeError(w, r, log, err)
+			return
+		}
+		encode(w, http.StatusOK, subaccountMoveReply{PixKey: m.Subaccount.PixKey, Value: m.Value, Description: m.Description,
+			Success: "Subaccount " + done + ", " + strconv.FormatInt(m.Value, 10)})
 	})
 }

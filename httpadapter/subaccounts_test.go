@@ -80,7 +80,6 @@ func TestSubaccounts(t *testing.T) {
 			{"UnknownDestination", "/api/v1/subaccount/transfer", `{"value":1,"fromPixKey":"loja+1@example.com","toPixKey":"nobody@example.com"}`, http.StatusBadRequest, "Subaccount not found: nobody@example.com"},
 			{"BadKeyType", "/api/v1/subaccount/transfer", `{"value":1,"fromPixKey":"loja+1@example.com","fromPixKeyType":"IBAN","toPixKey":"loja2@example.com"}`, http.StatusBadRequest, "fromPixKey"},
 			{"WithdrawZero", "/api/v1/subaccount/loja+1@example.com/withdraw", `{"value":0}`, http.StatusBadRequest, "value must be a positive number of centavos"},
-			{"Debit", "/api/v1/subaccount/loja+1@example.com/debit", `{"value":1,"description":"x"}`, http.StatusNotImplemented, "subaccount debits are not offered in this version"},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
 				is := is.New(t)

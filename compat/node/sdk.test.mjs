@@ -444,6 +444,56 @@ describe('accounts', () => {
   });
 });
 
+describe('transfers between accounts', () => {
+  it('[fetch] POST /api/v1/account {pixKey, name} -> {account} with its key; account.list shows every key', T, async () => {
+    const pixKey = `caixa-${RUN}@example.com`;
+    const r = await api('POST', '/api/v1/account', { body: { pixKey, name: `Caixa ${RUN}` } });
+    assert.equal(r.status, 200, r.text);
+    assert.equal(r.body.account?.pixKey, pixKey);
+    assert.equal(r.body.account.isDefault, false);
+    assert.deepEqual(r.body.account.balance, { total: 0, blocked: 0, available: 0 });
+    S.caixa = r.body.account;
+    const list = items(await sdk.account.list({ skip: 0, limit: 100 }), 'accounts');
+    assert.ok(list.every((a) => nonEmpty(a.pixKey)), 'every account has its Pix key');
+    S.defaultKey = list.find((a) => a.isDefault)?.pixKey;
+    assert.ok(nonEmpty(S.defaultKey), 'the default account has the company key');
+  });
+
+  it('transfer.create moves value by Pix key -> {transaction: {value, time, correlationID}}; a retry moves nothing', T, async (t) => {
+    if (!need(t, S.caixa, 'second account', S.defaultKey, 'default key', S.accountId, 'account')) return;
+    const before = (await sdk.account.get({ id: S.accountId })).account.balance;
+    const correlationID = `transfer-${RUN}`;
+    const res = await sdk.transfer.create({ value: 100, fromPixKey: S.defaultKey, toPixKey: S.caixa.pixKey, correlationID });
+    assert.deepEqual(Object.keys(res.transaction).sort(), ['correlationID', 'time', 'value']);
+    assert.equal(res.transaction.value, 100);
+    assert.equal(res.transaction.correlationID, correlationID);
+    assert.ok(isIso(res.transaction.time), 'time is ISO 8601');
+    const again = await sdk.transfer.create({ value: 100, fromPixKey: S.defaultKey, toPixKey: S.caixa.pixKey, correlationID });
+    assert.deepEqual(again, res, 'the same correlationID returns the first transfer');
+    assert.equal((await sdk.account.get({ id: S.caixa.accountId })).account.balance.available, 100, 'moved once');
+    assert.equal((await sdk.account.get({ id: S.accountId })).account.balance.available, before.available - 100);
+
+    const err = await rejectsWithErrorBody(
+      sdk.transfer.create({ value: 101, fromPixKey: S.caixa.pixKey, toPixKey: S.defaultKey }),
+      'transfer above the available balance',
+    );
+    assert.equal(err.error, 'Account does not have enough balance to complete the operation');
+    const back = await sdk.transfer.create({ value: 100, fromPixKey: S.caixa.pixKey, toPixKey: S.defaultKey, correlationID: `back-${RUN}` });
+    assert.equal(back.transaction.value, 100);
+    assert.deepEqual((await sdk.account.get({ id: S.accountId })).account.balance, before, 'the default account is as it was');
+  });
+
+  it('[fetch] a transfer to the same account, or from an unknown key, is a 400 {error}', T, async (t) => {
+    if (!need(t, S.defaultKey, 'default key')) return;
+    let r = await api('POST', '/api/v1/transfer', { body: { value: 1, fromPixKey: S.defaultKey, toPixKey: S.defaultKey } });
+    assert.equal(r.status, 400, r.text);
+    assert.deepEqual(r.body, { error: 'toPixKey must name another account than fromPixKey' });
+    r = await api('POST', '/api/v1/transfer', { body: { value: 1, fromPixKey: `nobody-${RUN}@example.com`, toPixKey: S.defaultKey } });
+    assert.equal(r.status, 400, r.text);
+    assert.deepEqual(r.body, { error: `Account not found for fromPixKey nobody-${RUN}@example.com` });
+  });
+});
+
 describe('charge refunds', () => {
   it('chargeRefund.create 100 on the paid charge', T, async (t) => {
     if (!need(t, S.chargePaid, 'paid charge')) return;
@@ -766,7 +816,7 @@ describe('errors', () => {
 
 // ---------------------------------------------------------------- beyond the core flows
 
-describe('extra: QR image, webhooks, subscriptions, payments, subaccount transfers', () => {
+describe('extra: QR image, webhooks, subscriptions, payments, subaccount transfers, debits and credits', () => {
   let receiver;
   const deliveries = [];
 
@@ -916,7 +966,7 @@ describe('extra: QR image, webhooks, subscriptions, payments, subaccount transfe
     assert.ok(tooMuch.error.startsWith('not enough available balance'), tooMuch.error);
   });
 
-  it('subAccount.transfer moves subaccount balance; subAccount.debit answers a JSON 501 (not offered yet)', T, async (t) => {
+  it('subAccount.transfer moves subaccount balance; subAccount.debit moves value to the company account', T, async (t) => {
     if (!need(t, S.subBalance, 'funded subaccount')) return;
     const from = `sub-${RUN}@example.com`;
     const to = `sub2-${RUN}@example.com`;
@@ -934,11 +984,19 @@ describe('extra: QR image, webhooks, subscriptions, payments, subaccount transfe
     assert.equal(tr.destinationSubaccount?.pixKey, to);
     assert.equal((await sdk.subAccount.get({ id: to })).SubAccount.balance, 100);
     assert.equal((await sdk.subAccount.get({ id: from })).SubAccount.balance, S.subBalance - 100);
-    await assert.rejects(sdk.subAccount.debit({ id: from, value: 10, description: 'compat debit' }), (e) => {
-      assert.equal(typeof e.error, 'string', 'a JSON {error} body');
-      return true;
-    });
-    assert.equal((await sdk.subAccount.get({ id: from })).SubAccount.balance, S.subBalance - 100, 'debit moved nothing');
+    const before = (await sdk.account.get({ id: S.accountId })).account.balance;
+    const debit = await sdk.subAccount.debit({ id: from, value: 10, description: 'compat debit' });
+    assert.deepEqual(debit, { pixKey: from, value: 10, description: 'compat debit', success: 'Subaccount debited, 10' });
+    assert.equal((await sdk.subAccount.get({ id: from })).SubAccount.balance, S.subBalance - 110, 'the subaccount lost 10');
+    assert.equal((await sdk.account.get({ id: S.accountId })).account.balance.available, before.available + 10, 'the account got 10');
+    const err = await rejectsWithErrorBody(sdk.subAccount.debit({ id: from, value: 0 }), 'debit of 0');
+    assert.equal(err.error, 'Value must be positive');
+    const none = await rejectsWithErrorBody(sdk.subAccount.debit({ id: `nobody-${RUN}@example.com`, value: 1 }), 'debit of an unknown subaccount');
+    assert.equal(none.error, `Subaccount not found: nobody-${RUN}@example.com`);
+    const r = await api('POST', `/api/v1/subaccount/${from}/credit`, { body: { value: 10, description: 'compat credit' } });
+    assert.equal(r.status, 200, r.text);
+    assert.deepEqual(r.body, { pixKey: from, value: 10, description: 'compat credit', success: 'Subaccount credited, 10' });
+    assert.equal((await sdk.subAccount.get({ id: from })).SubAccount.balance, S.subBalance - 100, '[fetch] credit gave it back');
   });
 
 });

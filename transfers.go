@@ -1,0 +1,124 @@
+package payments
+
+import (
+	"context"
+	"time"
+
+	"github.com/pixfoundry/payments/store"
+)
+
+const collTransfers = "transfers"
+
+// CreateTransferParams move money between two accounts of the company, named by their Pix
+// keys (see Account). The key types are optional (CPF, CNPJ, EMAIL, PHONE or RANDOM); when
+// given, a key must be of that type, and when empty the type is detected from the key.
+// CorrelationID, when given, makes the transfer idempotent; when empty one is made.
+type CreateTransferParams struct {
+	Value          int64
+	FromPixKey     string
+	FromPixKeyType string
+	ToPixKey       string
+	ToPixKeyType   string
+	CorrelationID  string
+}
+
+// Transfer is a move of money between two accounts of the company. It does not go
+// through the bank, so it is not a Pix transaction: it is kept in a collection of its own
+// (GetTransfer), not in ListTransactions.
+type Transfer struct {
+	ID            string    `json:"-"`
+	Value         int64     `json:"value"`
+	Time          time.Time `json:"time"`
+	CorrelationID string    `json:"correlationID"`
+	FromPixKey    string    `json:"fromPixKey"`
+	ToPixKey      string    `json:"toPixKey"`
+	FromAccountID string    `json:"fromAccountId"`
+	ToAccountID   string    `json:"toAccountId"`
+}
+
+// TransferBetweenAccounts moves Value centavos from the available balance of the
+// company's account with FromPixKey to its account with ToPixKey: one balanced ledger
+// entry, in one transaction. It fails, moving nothing, on a value that is not 1 to
+// MaxChargeValue (EINVALID), a malformed key or one not of its given type (EINVALID), a
+// key that names no account of the company (ENOTFOUND, naming fromPixKey or toPixKey), the
+// same account on both sides (EINVALID on toPixKey), and a value above the origin's
+// available balance (EPRECONDITION on value).
+//
+// With a correlationID already used, it returns that first transfer and moves nothing; if
+// the retry asks for a different transfer (value or keys), that is a conflict on
+// correlationID. A refused transfer does not use up its correlationID.
+func (s *Service) TransferBetweenAccounts(ctx context.Context, p CreateTransferParams) (Transfer, error) {
+	if err := checkCentavos("value", p.Value, false); err != nil {
+		return Transfer{}, err
+	}
+	from, _, err := parsePixKey("fromPixKey", p.FromPixKey, p.FromPixKeyType)
+	if err != nil {
+		return Transfer{}, err
+	}
+	to, _, err := parsePixKey("toPixKey", p.ToPixKey, p.ToPixKeyType)
+	if err != nil {
+		return Transfer{}, err
+	}
+	if from == to {
+		return Transfer{}, invalid("toPixKey", "toPixKey must name another account than fromPixKey")
+	}
+	cid, err := cleanCorrelationID("correlationID", p.CorrelationID, false)
+	if err != nil {
+		return Transfer{}, err
+	}
+	if cid == "" {
+		cid = s.core.ids.uuid()
+	}
+	var tr Transfer
+	err = s.update(ctx, func(t *txn) error {
+		tr = Transfer{} // afresh on every run: the store may run this function again
+		id, err := t.getByKey(collTransfers, "correlationID:"+cid, "transfer", &tr)
+		if ok, err := found(err); err != nil {
+			return err
+		} else if ok {
+			tr.ID = id
+			if tr.Value != p.Value || tr.FromPixKey != from || tr.ToPixKey != to {
+				return conflict("correlationID", "a different transfer with correlationID %q already exists", cid)
+			}
+			return nil
+		}
+		co, err := t.loadCompany()
+		if err != nil {
+			return err
+		}
+		src, err := t.accountByKey(co, "fromPixKey", from)
+		if err != nil {
+			return err
+		}
+		dst, err := t.accountByKey(co, "toPixKey", to)
+		if err != nil {
+			return err
+		}
+		if src.AccountID == dst.AccountID { // cannot happen while keys are unique; never move money in a circle
+			return invalid("toPixKey", "toPixKey must name another account than fromPixKey")
+		}
+		if src.Balance.Available < p.Value {
+			return precondition("value", "Account does not have enough balance to complete the operation")
+		}
+		tr = Transfer{ID: t.newID(), Value: p.Value, Time: t.now, CorrelationID: cid,
+			FromPixKey: from, ToPixKey: to, FromAccountID: src.AccountID, ToAccountID: dst.AccountID}
+		if _, err := t.post("account.transfer", tr.ID,
+			Posting{Book: accountBook(src.AccountID), Amount: -p.Value},
+			Posting{Book: accountBook(dst.AccountID), Amount: p.Value}); err != nil {
+			return err
+		}
+		return t.insert(collTransfers, tr.ID, "transfer", tr, []string{"correlationID:" + cid}, []store.Index{byCreation(t.now)})
+	})
+	return tr, err
+}
+
+// GetTransfer returns the transfer between accounts with the correlationID.
+func (s *Service) GetTransfer(ctx context.Context, correlationID string) (Transfer, error) {
+	var tr Transfer
+	err := s.view(ctx, func(t *txn) error {
+		id, err := t.getByKey(collTransfers, "correlationID:"+correlationID, "transfer", &tr)
+		tr.ID = id
+		return err
+	})
+	return tr, err
+}
