@@ -190,12 +190,16 @@ func TestService_WithdrawFromSubaccount_Triggers(t *testing.T) {
 }
 
 // TestService_OutgoingConcurrency: 64 goroutines approve payments (some the same), withdraw
-// from the account and its subaccounts and transfer between subaccounts. Nothing is ever
-// overdrawn, each correlationID pays once, and the audit is clean.
+// from the account and its subaccounts, debit and credit the subaccounts, and transfer
+// between subaccounts and between the company's two accounts (some correlationIDs shared),
+// all against one account. Nothing is ever overdrawn, each correlationID pays or moves
+// once, every centavo is accounted for, and the audit is clean.
 func TestService_OutgoingConcurrency(t *testing.T) {
 	eachStore(t, func(t *testing.T, e env) {
 		is := is.New(t)
 		a := fund(t, e, 50000)
+		second, err := e.svc.CreateAccount(ctx, payments.CreateAccountParams{PixKey: "caixa2@loja.example.com"})
+		is.NoErr(err)
 		keys := []string{"s0@example.com", "s1@example.com", "s2@example.com", "s3@example.com"}
 		for _, k := range keys {
 			mustSubaccount(t, e.svc, k, 5000)
@@ -206,13 +210,14 @@ func TestService_OutgoingConcurrency(t *testing.T) {
 		var wg sync.WaitGroup
 		var mu sync.Mutex
 		paid := map[string]int{}
-		var withdrawn int64
+		transferred := map[string]bool{} // correlationIDs that moved money between the accounts
+		var withdrawn, debited, credited int64
 		for g := range 64 {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
 				var err error
-				switch g % 4 {
+				switch g % 7 {
 				case 0:
 					corr := fmt.Sprint("p", g%16)
 					if _, err = e.svc.ApprovePayment(ctx, corr); err == nil {
@@ -232,6 +237,26 @@ func TestService_OutgoingConcurrency(t *testing.T) {
 				case 3:
 					_, err = e.svc.TransferBetweenSubaccounts(ctx, payments.SubaccountTransferParams{Value: 700,
 						FromPixKey: keys[g%len(keys)], ToPixKey: keys[(g+1)%len(keys)]})
+				case 4:
+					if _, err = e.svc.DebitSubaccount(ctx, payments.SubaccountMoveParams{PixKey: keys[g%len(keys)], Value: 900}); err == nil {
+						mu.Lock()
+						debited += 900
+						mu.Unlock()
+					}
+				case 5:
+					if _, err = e.svc.CreditSubaccount(ctx, payments.SubaccountMoveParams{PixKey: keys[g%len(keys)], Value: 400}); err == nil {
+						mu.Lock()
+						credited += 400
+						mu.Unlock()
+					}
+				case 6:
+					corr := fmt.Sprint("t", g%3) // three correlationIDs, each sent by three goroutines
+					if _, err = e.svc.TransferBetweenAccounts(ctx, payments.CreateTransferParams{Value: 1000, CorrelationID: corr,
+						FromPixKey: "pix@loja.example.com", ToPixKey: second.PixKey}); err == nil {
+						mu.Lock()
+						transferred[corr] = true
+						mu.Unlock()
+					}
 				}
 				if err != nil && payments.ErrorCode(err) != payments.EPRECONDITION {
 					t.Error(err)
@@ -243,9 +268,14 @@ func TestService_OutgoingConcurrency(t *testing.T) {
 			is.Equal(n, 1) // each correlationID pays once
 			is.Equal(paymentStatus(t, e.svc, corr), payments.PaymentConfirmed)
 		}
+		is.True(len(paid) > 0 && debited > 0) // the race did move money of each kind it could
+		moved := int64(len(transferred)) * 1000
 		b := balance(t, e)
-		is.True(b.Available >= 0 && b.Blocked == 0)              // never overdrawn; nothing left held
-		is.Equal(b.Total, 50000-int64(len(paid))*2000-withdrawn) // exactly what was paid out left
+		is.True(b.Available >= 0 && b.Blocked == 0)                                     // never overdrawn; nothing left held
+		is.Equal(b.Total, 50000-int64(len(paid))*2000-withdrawn+debited-credited-moved) // every centavo of the account accounted for
+		s2, err := e.svc.GetAccount(ctx, second.AccountID)
+		is.NoErr(err)
+		is.Equal(s2.Balance.Total, moved) // each transfer correlationID moved its value once
 		var subs int64
 		for _, k := range keys {
 			sa, err := e.svc.GetSubaccount(ctx, k)
@@ -261,7 +291,7 @@ func TestService_OutgoingConcurrency(t *testing.T) {
 				subOut += x.Value
 			}
 		}
-		is.Equal(subs+subOut, int64(len(keys)*5000)) // subaccount money only left by withdrawals
+		is.Equal(subs+subOut, int64(len(keys)*5000)-debited+credited) // subaccount money left only by withdrawals and debits
 		audit(t, e.svc)
 	})
 }
