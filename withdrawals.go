@@ -130,6 +130,9 @@ func (s *Service) WithdrawFromAccount(ctx context.Context, accountID string, val
 		if out.Account, err = t.account(accountID); err != nil {
 			return err
 		}
+		if err := t.fillPixKey(&out.Account); err != nil {
+			return err
+		}
 		out.Transaction, err = t.findTransaction(w.TransactionID)
 		return err
 	})

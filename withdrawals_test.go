@@ -23,6 +23,7 @@ func TestService_WithdrawFromAccount(t *testing.T) {
 		is.Equal(small.Withdrawal.Status, payments.WithdrawalConfirmed)     // the sandbox settled it at once
 		is.Equal(small.Withdrawal.DestinationAlias, "pix@loja.example.com") // to the company's own key
 		is.Equal(small.Account.Balance.Total, int64(100000-1000-policy.Fee))
+		is.Equal(small.Account.PixKey, "pix@loja.example.com") // the account as GetAccount shows it
 		is.Equal(small.Transaction.Type, payments.TransactionWithdraw)
 		is.Equal(small.Transaction.Status, "CONFIRMED")
 		is.Equal(len(small.Transaction.EndToEndID), 32)                               // the Pix's endToEndId
