@@ -35,30 +35,6 @@ func BenchmarkApprovePayment(b *testing.B) {
 	})
 }
 
-// BenchmarkSubaccountTransfer moves money between two subaccounts: one transaction.
-func BenchmarkSubaccountTransfer(b *testing.B) {
-	eachStoreB(b, func(b *testing.B, e env) {
-		for _, k := range []string{"a@example.com", "b@example.com"} {
-			if _, _, err := e.svc.CreateSubaccount(ctx, payments.CreateSubaccountParams{PixKey: k, Name: k}); err != nil {
-				b.Fatal(err)
-			}
-			if err := e.svc.FundSubaccountForTest(ctx, k, 1_000_000_000); err != nil {
-				b.Fatal(err)
-			}
-		}
-		b.ReportAllocs()
-		for i := 0; b.Loop(); i++ {
-			from, to := "a@example.com", "b@example.com"
-			if i%2 == 1 {
-				from, to = to, from
-			}
-			if _, err := e.svc.TransferBetweenSubaccounts(ctx, payments.SubaccountTransferParams{Value: 1, FromPixKey: from, ToPixKey: to}); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-}
-
 // BenchmarkWithdrawFromSubaccount withdraws from a subaccount through the order machine.
 func BenchmarkWithdrawFromSubaccount(b *testing.B) {
 	eachStoreB(b, func(b *testing.B, e env) {
