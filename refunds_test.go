@@ -140,17 +140,29 @@ func TestService_RefundSettlement(t *testing.T) {
 	is.NoErr(err)
 	is.Equal(n, 0) // settled once
 	names := eventNames(t, e.svc)
-	is.Equal(names[len(names)-2:], []string{"PIX_TRANSACTION_REFUND_SENT_CONFIRMED", "PIX_TRANSACTION_REFUND_SENT_REJECTED"}) // the real names: no vendor prefix
-	is.Equal(ok.UpdatedAt, t0.Add(time.Minute))                                                                               // settled a minute later
+	is.Equal(names[len(names)-3:], []string{"PIX_TRANSACTION_REFUND_SENT_CONFIRMED", "OPENPIX:TRANSACTION_REFUND_RECEIVED",
+		"PIX_TRANSACTION_REFUND_SENT_REJECTED"}) // the real names: no vendor prefix but on the deprecated one
+	is.Equal(ok.UpdatedAt, t0.Add(time.Minute)) // settled a minute later
 	evs, err := e.svc.Events(ctx, 0, payments.MaxLimit)
 	is.NoErr(err)
-	for _, ev := range evs[len(evs)-2:] {
+	for _, ev := range []payments.Event{evs[len(evs)-3], evs[len(evs)-1]} {
 		var payload struct {
-			Refund payments.Refund `json:"refund"`
+			RefundTransaction struct {
+				Status        payments.RefundStatus `json:"status"`
+				EndToEndID    string                `json:"endToEndId"`
+				CorrelationID string                `json:"correlationID"`
+			} `json:"refundTransaction"`
+			Error string `json:"error"`
 		}
 		is.NoErr(json.Unmarshal(ev.Data, &payload))
-		is.Equal(payload.Refund.UpdatedAt, t0.Add(time.Minute)) // the refund as settled, not as it was
-		is.True(payload.Refund.Status != payments.RefundInProcessing)
+		rt := payload.RefundTransaction
+		is.True(rt.Status != payments.RefundInProcessing) // the refund as settled, not as it was
+		if rt.Status == payments.RefundConfirmed {
+			is.Equal(rt.EndToEndID, ok.EndToEndID) // the refund's own endToEndId
+			is.Equal(rt.CorrelationID, ok.CorrelationID)
+		} else {
+			is.Equal(payload.Error, payments.ReasonNotEnoughBalance) // the bank's reason
+		}
 	}
 	audit(t, e.svc)
 }
