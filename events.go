@@ -75,9 +75,9 @@ func (s *Service) EventCatalog() []EventType {
 // change it reports, so a committed change always has its event, and numbered so that
 // readers (webhook delivery, tests) follow a cursor and miss nothing.
 type Event struct {
-	Seq  uint64          `json:"seq"`
-	Name string          `json:"event"` // with vendor prefix, e.g. "OPENPIX:CHARGE_COMPLETED"
-	Time time.Time       `json:"time"`
+	Seq  uint64    `json:"seq"`
+	Name string    `json:"event"` // with vendor prefix, e.g. "OPENPIX:CHARGE_COMPLETED"
+	Time time.Time `json:"time"`
 	// Data is the payload, the body a webhook POSTs: a JSON object whose first key is
 	// "event", the same name.
 	Data json.RawMessage `json:"data"`
