@@ -167,9 +167,9 @@ func (s *Service) Events(ctx context.Context, after uint64, limit int) ([]Event,
 
 // chargeEvent is the payload of CHARGE_CREATED and CHARGE_EXPIRED.
 type chargeEvent struct {
-	Charge  Charge      `json:"charge"`
-	Company *CompanyRef `json:"company"`
-	Account *Account    `json:"account"`
+	Charge  Charge        `json:"charge"`
+	Company *eventCompany `json:"company"`
+	Account *Account      `json:"account"`
 }
 
 // chargePaidEvent is the payload of CHARGE_COMPLETED, and of
@@ -177,7 +177,7 @@ type chargeEvent struct {
 type chargePaidEvent struct {
 	Charge  *Charge           `json:"charge"`
 	Pix     *eventTransaction `json:"pix"`
-	Company *CompanyRef       `json:"company"`
+	Company *eventCompany     `json:"company"`
 	Account *Account          `json:"account"`
 	Payer   *Customer         `json:"payer,omitempty"`
 }
@@ -188,7 +188,7 @@ type transactionEvent struct {
 	Charge    *Charge           `json:"charge"`
 	PixQrCode *PixQRCode        `json:"pixQrCode"`
 	Pix       *eventTransaction `json:"pix"`
-	Company   *CompanyRef       `json:"company"`
+	Company   *eventCompany     `json:"company"`
 	Account   *Account          `json:"account"`
 	Refunds   []Refund          `json:"refunds"`
 }
@@ -199,7 +199,7 @@ type transactionEvent struct {
 type refundEvent struct {
 	RefundTransaction   refundTransaction `json:"refundTransaction"`
 	OriginalTransaction *eventTransaction `json:"originalTransaction"`
-	Company             *CompanyRef       `json:"company"`
+	Company             *eventCompany     `json:"company"`
 	Account             *Account          `json:"account"`
 	Error               string            `json:"error,omitempty"`
 }
@@ -210,9 +210,25 @@ type refundReceivedEvent struct {
 	Charge    *Charge            `json:"charge"`
 	PixQrCode *PixQRCode         `json:"pixQrCode"`
 	Pix       *refundTransaction `json:"pix"`
-	Company   *CompanyRef        `json:"company"`
+	Company   *eventCompany      `json:"company"`
 	Account   *Account           `json:"account"`
 	Refunds   []Refund           `json:"refunds"`
+}
+
+// eventCompany is the company as webhooks show it: {id, name, taxID}, the tax ID as a
+// plain string ("" when the company has none), as the real payloads carry it.
+type eventCompany struct {
+	ID    string `json:"id"`
+	Name  string `json:"name"`
+	TaxID string `json:"taxID"`
+}
+
+func (c Company) eventRef() *eventCompany {
+	e := &eventCompany{ID: c.ID, Name: c.Name}
+	if c.TaxID != nil {
+		e.TaxID = c.TaxID.TaxID
+	}
+	return e
 }
 
 // eventTransaction is a received Pix as webhooks show it: with its parties.
@@ -281,7 +297,7 @@ func (t *txn) emitCharge(name string, c Charge) error {
 	if err != nil {
 		return err
 	}
-	return t.emit(name, chargeEvent{Charge: c, Company: co.ref(), Account: acct})
+	return t.emit(name, chargeEvent{Charge: c, Company: co.eventRef(), Account: acct})
 }
 
 // companyParty is the company's side of its Pix: its key, name and tax ID.
@@ -331,13 +347,13 @@ func (t *txn) emitRefund(r Refund, x Transaction) error {
 	}
 	if r.Status == RefundRejected {
 		return t.emit(EventRefundRejected, refundEvent{RefundTransaction: rt, OriginalTransaction: eventPix(co, x),
-			Company: co.ref(), Account: acct, Error: r.Reason})
+			Company: co.eventRef(), Account: acct, Error: r.Reason})
 	}
 	if err := t.emit(EventRefundConfirmed, refundEvent{RefundTransaction: rt, OriginalTransaction: eventPix(co, x),
-		Company: co.ref(), Account: acct}); err != nil {
+		Company: co.eventRef(), Account: acct}); err != nil {
 		return err
 	}
-	old := refundReceivedEvent{Pix: &rt, Company: co.ref(), Account: acct}
+	old := refundReceivedEvent{Pix: &rt, Company: co.eventRef(), Account: acct}
 	if x.Charge != nil {
 		c, err := t.chargeByKey("transactionID:" + x.Charge.TransactionID)
 		if ok, err := found(err); err != nil {

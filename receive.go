@@ -215,7 +215,7 @@ func (t *txn) receivePix(p ReceivePixParams) (Transaction, error) {
 	pix := eventPix(co, x)
 	if charge != nil && x.Unmatched == "" {
 		t.present(charge)
-		ev := chargePaidEvent{Charge: charge, Pix: pix, Company: co.ref(), Account: &acct}
+		ev := chargePaidEvent{Charge: charge, Pix: pix, Company: co.eventRef(), Account: &acct}
 		if err := t.emit(EventChargeCompleted, ev); err != nil {
 			return Transaction{}, err
 		}
@@ -239,7 +239,7 @@ func (t *txn) receivePix(p ReceivePixParams) (Transaction, error) {
 		return Transaction{}, err
 	}
 	return x, t.emit(EventTransactionReceived, transactionEvent{Charge: charge, PixQrCode: q, Pix: pix,
-		Company: co.ref(), Account: &acct, Refunds: refunds})
+		Company: co.eventRef(), Account: &acct, Refunds: refunds})
 }
 
 // notSamePayer reports whether a charge's customer and the payer of its Pix are known by
@@ -249,8 +249,6 @@ func notSamePayer(customer, payer *Customer) bool {
 	return customer != nil && customer.TaxID != nil && payer != nil && payer.TaxID != nil &&
 		customer.TaxID.TaxID != payer.TaxID.TaxID
 }
-
-func (c Company) ref() *CompanyRef { return &CompanyRef{ID: c.ID, Name: c.Name, TaxID: c.TaxID} }
 
 func (p Payer) customer() (*Customer, error) {
 	name, err := cleanString("payer.name", p.Name, 200)
