@@ -2,8 +2,11 @@ package payments_test
 
 import (
 	"encoding/json"
+	"fmt"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -301,5 +304,88 @@ func TestService_ChargeCompletedNotSamePayer(t *testing.T) {
 				is.Equal(payload.Charge.Status, payments.ChargeCompleted)
 			})
 		}
+	})
+}
+
+// TestService_EventsFollowCursor: while writers create and pay charges from many
+// goroutines, a reader follows the outbox with a cursor, in small pages. It sees every
+// event once, in sequence order, with no gap: the sequence only grows, and a transaction
+// that took a number becomes visible only after every one that took a smaller number
+// (store.Store's Next guarantee).
+func TestService_EventsFollowCursor(t *testing.T) {
+	eachStore(t, func(t *testing.T, e env) {
+		is := is.New(t)
+		const writers, perWriter = 8, 15
+		const want = writers * perWriter * 3 // CHARGE_CREATED, CHARGE_COMPLETED, TRANSACTION_RECEIVED
+
+		done := make(chan struct{})
+		errs := make(chan error, writers)
+		var wg sync.WaitGroup
+		for w := range writers {
+			wg.Go(func() {
+				for i := range perWriter {
+					c, err := e.svc.CreateCharge(ctx, payments.CreateChargeParams{CorrelationID: fmt.Sprintf("w%d-%d", w, i), Value: 1000})
+					if err != nil {
+						errs <- err
+						return
+					}
+					if _, err := e.svc.ReceivePix(ctx, payments.ReceivePixParams{EndToEndID: newE2E(), Value: 1000, TxID: c.Identifier[:25]}); err != nil {
+						errs <- err
+						return
+					}
+				}
+			})
+		}
+		go func() { wg.Wait(); close(done) }()
+
+		var seen []payments.Event
+		var last uint64
+		follow := func() error {
+			evs, err := e.svc.Events(ctx, last, 7)
+			if err != nil {
+				return err
+			}
+			for _, ev := range evs {
+				if ev.Seq != last+1 {
+					return fmt.Errorf("after event %d came %d: a gap or a repeat", last, ev.Seq)
+				}
+				last = ev.Seq
+				seen = append(seen, ev)
+			}
+			if len(evs) == 0 {
+				runtime.Gosched() // nothing new yet: let the writers run
+			}
+			return nil
+		}
+	loop:
+		for {
+			select {
+			case <-done:
+				break loop
+			default:
+			}
+			is.NoErr(follow()) // in order, no gap, no repeat, while the writers write
+		}
+		for len(seen) < want { // the writers are done: what remains is all committed
+			n := len(seen)
+			is.NoErr(follow())
+			if len(seen) == n {
+				break
+			}
+		}
+		close(errs)
+		for err := range errs {
+			t.Fatal(err)
+		}
+		is.Equal(len(seen), want) // every event, once
+		evs, err := e.svc.Events(ctx, last, 10)
+		is.NoErr(err)
+		is.Equal(len(evs), 0) // and nothing after the last
+		created := map[string]int{}
+		for _, ev := range seen {
+			created[ev.Name]++
+		}
+		is.Equal(created, map[string]int{"OPENPIX:CHARGE_CREATED": writers * perWriter,
+			"OPENPIX:CHARGE_COMPLETED": writers * perWriter, "OPENPIX:TRANSACTION_RECEIVED": writers * perWriter}) // each change's events
 	})
 }
