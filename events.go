@@ -146,8 +146,11 @@ func eventJSON(seq uint64, name string, at time.Time, data []byte) ([]byte, erro
 // seqID formats a sequence number so that bytewise order is numeric order.
 func seqID(n uint64) string { return fmt.Sprintf("%020d", n) }
 
-// Events returns up to limit events with a sequence number greater than after, oldest
-// first. Start with after = 0 and pass the last Seq seen to continue.
+// Events returns up to limit events of the company with a sequence number greater than
+// after, oldest first. Start with after = 0 and pass the last Seq seen to continue. The
+// sequence is per company and only grows, and an event becomes visible only after every
+// event with a smaller number has (store.Store's Next guarantee): a reader that follows
+// the cursor, even while others write, never skips an event and never sees one twice.
 func (s *Service) Events(ctx context.Context, after uint64, limit int) ([]Event, error) {
 	if limit <= 0 || limit > MaxLimit {
 		return nil, invalid("limit", "limit must be between 1 and %d", MaxLimit)
