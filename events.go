@@ -27,10 +27,9 @@ const (
 	EventTransactionReceived = "TRANSACTION_RECEIVED"
 	EventRefundConfirmed     = "PIX_TRANSACTION_REFUND_SENT_CONFIRMED"
 	EventRefundRejected      = "PIX_TRANSACTION_REFUND_SENT_REJECTED"
-	EventRefundReceived      = "TRANSACTION_REFUND_RECEIVED" // the deprecated name of a confirmed refund, in the old shape
-	EventMovementConfirmed   = "MOVEMENT_CONFIRMED"          // an outgoing payment was settled
-	EventMovementFailed      = "MOVEMENT_FAILED"             // an outgoing payment failed; its money returned
-	EventMovementRemoved     = "MOVEMENT_REMOVED"            // a CREATED payment was removed (RemovePayment)
+	EventMovementConfirmed   = "MOVEMENT_CONFIRMED" // an outgoing payment was settled
+	EventMovementFailed      = "MOVEMENT_FAILED"    // an outgoing payment failed; its money returned
+	EventMovementRemoved     = "MOVEMENT_REMOVED"   // a CREATED payment was removed (RemovePayment)
 )
 
 // EventType is one event of the catalogue: its name as webhooks carry it and what it
@@ -48,7 +47,6 @@ func eventCatalog() []EventType {
 		{EventChargeExpired, "a charge expired unpaid"},
 		{EventChargeNotSamePayer, "a charge was paid by someone whose tax ID is not its customer's (sent with CHARGE_COMPLETED)"},
 		{EventTransactionReceived, "a Pix was received, for a charge, a static QR code or the account"},
-		{EventRefundReceived, "a refund of a received Pix was confirmed (deprecated name and shape; sent with PIX_TRANSACTION_REFUND_SENT_CONFIRMED)"},
 		{EventRefundConfirmed, "a refund of a received Pix was confirmed by the bank"},
 		{EventRefundRejected, "a refund of a received Pix was rejected by the bank; its money returned"},
 		{EventMovementConfirmed, "an outgoing payment was confirmed by the bank"},
@@ -62,7 +60,10 @@ func eventCatalog() []EventType {
 // serves, and the names a webhook may subscribe to. It lists only what some operation
 // emits: the wire reference's dispute, account-register, Pix Automático, boleto and
 // static-QR events, and the refunds received of Pix sent (PIX_TRANSACTION_REFUND_RECEIVED_*),
-// have nothing here that produces them. The reference lists no subscription events.
+// have nothing here that produces them. The deprecated OPENPIX:TRANSACTION_REFUND_RECEIVED
+// is not emitted: PIX_TRANSACTION_REFUND_SENT_CONFIRMED replaces it, and its old shape
+// carries every refund of the Pix, which would make each settlement cost as much as the
+// refunds before it. The reference lists no subscription events.
 func (s *Service) EventCatalog() []EventType {
 	out := eventCatalog()
 	for i := range out {
@@ -207,17 +208,6 @@ type refundEvent struct {
 	Error               string            `json:"error,omitempty"`
 }
 
-// refundReceivedEvent is the payload of the deprecated TRANSACTION_REFUND_RECEIVED: the
-// old shape, with the refund as pix.
-type refundReceivedEvent struct {
-	Charge    *Charge            `json:"charge"`
-	PixQrCode *PixQRCode         `json:"pixQrCode"`
-	Pix       *refundTransaction `json:"pix"`
-	Company   *eventCompany      `json:"company"`
-	Account   *Account           `json:"account"`
-	Refunds   []Refund           `json:"refunds"`
-}
-
 // eventCompany is the company as webhooks show it: {id, name, taxID}, the tax ID as a
 // plain string ("" when the company has none), as the real payloads carry it.
 type eventCompany struct {
@@ -335,48 +325,25 @@ func (t *txn) refundsOf(e2e string) ([]Refund, error) {
 	return out, err
 }
 
-// emitRefund emits the event of a settled refund r of the Pix x: SENT_CONFIRMED (and the
-// deprecated TRANSACTION_REFUND_RECEIVED) or SENT_REJECTED.
+// emitRefund emits the event of a settled refund r of the Pix x: SENT_CONFIRMED or
+// SENT_REJECTED.
 func (t *txn) emitRefund(r Refund, x Transaction) error {
 	co, acct, err := t.eventOwner()
 	if err != nil {
 		return err
 	}
-	rt := refundTransaction{
-		Value: r.Value, Time: r.Time, EndToEndID: r.EndToEndID, Status: r.Status, Type: string(TransactionRefund),
-		DebitParty: co.party(), CreditParty: payerParty(x), Partial: r.Value < x.Value,
-		GlobalID:      base64.StdEncoding.EncodeToString([]byte("PixTransaction:" + r.RefundID)),
-		CorrelationID: r.CorrelationID, RefundID: r.RefundID, CreatedAt: r.CreatedAt,
+	ev := refundEvent{
+		RefundTransaction: refundTransaction{
+			Value: r.Value, Time: r.Time, EndToEndID: r.EndToEndID, Status: r.Status, Type: string(TransactionRefund),
+			DebitParty: co.party(), CreditParty: payerParty(x), Partial: r.Value < x.Value,
+			GlobalID:      base64.StdEncoding.EncodeToString([]byte("PixTransaction:" + r.RefundID)),
+			CorrelationID: r.CorrelationID, RefundID: r.RefundID, CreatedAt: r.CreatedAt,
+		},
+		OriginalTransaction: eventPix(co, x), Company: co.eventRef(), Account: acct,
 	}
 	if r.Status == RefundRejected {
-		return t.emit(EventRefundRejected, refundEvent{RefundTransaction: rt, OriginalTransaction: eventPix(co, x),
-			Company: co.eventRef(), Account: acct, Error: r.Reason})
+		ev.Error = r.Reason
+		return t.emit(EventRefundRejected, ev)
 	}
-	if err := t.emit(EventRefundConfirmed, refundEvent{RefundTransaction: rt, OriginalTransaction: eventPix(co, x),
-		Company: co.eventRef(), Account: acct}); err != nil {
-		return err
-	}
-	old := refundReceivedEvent{Pix: &rt, Company: co.eventRef(), Account: acct}
-	if x.Charge != nil {
-		c, err := t.chargeByKey("transactionID:" + x.Charge.TransactionID)
-		if ok, err := found(err); err != nil {
-			return err
-		} else if ok {
-			t.present(&c)
-			old.Charge = &c
-		}
-	}
-	if x.PixQrCode != nil {
-		q := &PixQRCode{}
-		if ok, err := found(t.get(collQRCodes, x.PixQrCode.ID, "pix QR code", q)); err != nil {
-			return err
-		} else if ok {
-			t.presentQRCode(q)
-			old.PixQrCode = q
-		}
-	}
-	if old.Refunds, err = t.refundsOf(x.EndToEndID); err != nil {
-		return err
-	}
-	return t.emit(EventRefundReceived, old)
+	return t.emit(EventRefundConfirmed, ev)
 }
