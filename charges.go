@@ -237,12 +237,7 @@ func (t *txn) createCharge(p CreateChargeParams) (Charge, error) {
 		return Charge{}, err
 	}
 	t.present(&c)
-	return c, t.emit(EventChargeCreated, chargeEvent{Charge: c})
-}
-
-// chargeEvent is the payload of charge events.
-type chargeEvent struct {
-	Charge Charge `json:"charge"`
+	return c, t.emitCharge(EventChargeCreated, c)
 }
 
 // buildCharge validates p and makes the charge with its identifiers and BR Code.
@@ -705,7 +700,7 @@ func (s *Service) ExpireCharges(ctx context.Context) (int, error) {
 					return err
 				}
 				t.present(&c)
-				if err := t.emit(EventChargeExpired, chargeEvent{Charge: c}); err != nil {
+				if err := t.emitCharge(EventChargeExpired, c); err != nil {
 					return err
 				}
 			}

@@ -1,13 +1,16 @@
 package payments
 
 import (
+	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/pixfoundry/payments/brcode"
 	"github.com/pixfoundry/payments/store"
 )
 
@@ -15,10 +18,12 @@ const collEvents = "events"
 
 // Event names, without the vendor prefix. EventName adds it: "OPENPIX:CHARGE_CREATED";
 // the refund events' real names have none ("PIX_TRANSACTION_REFUND_SENT_CONFIRMED").
+// EventCatalog lists them with what each reports.
 const (
 	EventChargeCreated       = "CHARGE_CREATED"
 	EventChargeCompleted     = "CHARGE_COMPLETED"
 	EventChargeExpired       = "CHARGE_EXPIRED"
+	EventChargeNotSamePayer  = "CHARGE_COMPLETED_NOT_SAME_CUSTOMER_PAYER" // with CHARGE_COMPLETED, when the payer's tax ID is not the customer's
 	EventTransactionReceived = "TRANSACTION_RECEIVED"
 	EventRefundConfirmed     = "PIX_TRANSACTION_REFUND_SENT_CONFIRMED"
 	EventRefundRejected      = "PIX_TRANSACTION_REFUND_SENT_REJECTED"
@@ -27,14 +32,56 @@ const (
 	EventMovementRemoved     = "MOVEMENT_REMOVED"   // a CREATED payment was removed (RemovePayment)
 )
 
+// EventType is one event of the catalogue: its name as webhooks carry it and what it
+// reports.
+type EventType struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+}
+
+// eventCatalog is every event some operation emits, without the vendor prefix.
+func eventCatalog() []EventType {
+	return []EventType{
+		{EventChargeCreated, "a charge was created"},
+		{EventChargeCompleted, "a charge was paid"},
+		{EventChargeExpired, "a charge expired unpaid"},
+		{EventChargeNotSamePayer, "a charge was paid by someone whose tax ID is not its customer's (sent with CHARGE_COMPLETED)"},
+		{EventTransactionReceived, "a Pix was received, for a charge, a static QR code or the account"},
+		{EventRefundConfirmed, "a refund of a received Pix was confirmed by the bank"},
+		{EventRefundRejected, "a refund of a received Pix was rejected by the bank; its money returned"},
+		{EventMovementConfirmed, "an outgoing payment was confirmed by the bank"},
+		{EventMovementFailed, "an outgoing payment failed; its money returned"},
+		{EventMovementRemoved, "a payment awaiting approval was removed"},
+	}
+}
+
+// EventCatalog returns the events this Service produces, named as its webhooks carry them
+// (EventName), each with a one-line description: the list GET /api/v1/webhook/events
+// serves, and the names a webhook may subscribe to. It lists only what some operation
+// emits: the wire reference's dispute, account-register, Pix Automático, boleto and
+// static-QR events, and the refunds received of Pix sent (PIX_TRANSACTION_REFUND_RECEIVED_*),
+// have nothing here that produces them. The deprecated OPENPIX:TRANSACTION_REFUND_RECEIVED
+// is not emitted: PIX_TRANSACTION_REFUND_SENT_CONFIRMED replaces it, and its old shape
+// carries every refund of the Pix, which would make each settlement cost as much as the
+// refunds before it. The reference lists no subscription events.
+func (s *Service) EventCatalog() []EventType {
+	out := eventCatalog()
+	for i := range out {
+		out[i].Name = s.EventName(out[i].Name)
+	}
+	return out
+}
+
 // Event is one entry of a company's outbox: written in the same transaction as the state
 // change it reports, so a committed change always has its event, and numbered so that
 // readers (webhook delivery, tests) follow a cursor and miss nothing.
 type Event struct {
-	Seq  uint64          `json:"seq"`
-	Name string          `json:"event"` // with vendor prefix, e.g. "OPENPIX:CHARGE_COMPLETED"
-	Time time.Time       `json:"time"`
-	Data json.RawMessage `json:"data"` // the payload, as a webhook would carry it
+	Seq  uint64    `json:"seq"`
+	Name string    `json:"event"` // with vendor prefix, e.g. "OPENPIX:CHARGE_COMPLETED"
+	Time time.Time `json:"time"`
+	// Data is the payload, the body a webhook POSTs: a JSON object whose first key is
+	// "event", the same name.
+	Data json.RawMessage `json:"data"`
 }
 
 // EventName returns the full name of an event for this Service's vendor: with the vendor
@@ -71,29 +118,40 @@ func (t *txn) emitJSON(name string, data []byte) error {
 }
 
 // eventJSON is the stored form of an Event, written out directly: marshalling an Event
-// would scan data, already valid JSON, a second time.
+// would scan data, already valid JSON, a second time. The payload, a JSON object, gets
+// "event": name as its first key, as the body a webhook POSTs carries it.
 func eventJSON(seq uint64, name string, at time.Time, data []byte) ([]byte, error) {
+	if len(data) < 2 || data[0] != '{' {
+		return nil, fmt.Errorf("event %s: the payload is not a JSON object", name)
+	}
 	qname, err := json.Marshal(name)
 	if err != nil {
 		return nil, err
 	}
-	b := make([]byte, 0, len(data)+len(qname)+80)
+	b := make([]byte, 0, len(data)+2*len(qname)+90)
 	b = append(b, `{"seq":`...)
 	b = strconv.AppendUint(b, seq, 10)
 	b = append(b, `,"event":`...)
 	b = append(b, qname...)
 	b = append(b, `,"time":"`...)
 	b = at.UTC().AppendFormat(b, time.RFC3339Nano)
-	b = append(b, `","data":`...)
-	b = append(b, data...)
+	b = append(b, `","data":{"event":`...)
+	b = append(b, qname...)
+	if rest := bytes.TrimSpace(data[1:]); len(rest) > 0 && rest[0] != '}' {
+		b = append(b, ',')
+	}
+	b = append(b, data[1:]...)
 	return append(b, '}'), nil
 }
 
 // seqID formats a sequence number so that bytewise order is numeric order.
 func seqID(n uint64) string { return fmt.Sprintf("%020d", n) }
 
-// Events returns up to limit events with a sequence number greater than after, oldest
-// first. Start with after = 0 and pass the last Seq seen to continue.
+// Events returns up to limit events of the company with a sequence number greater than
+// after, oldest first. Start with after = 0 and pass the last Seq seen to continue. The
+// sequence is per company and only grows, and an event becomes visible only after every
+// event with a smaller number has (store.Store's Next guarantee): a reader that follows
+// the cursor, even while others write, never skips an event and never sees one twice.
 func (s *Service) Events(ctx context.Context, after uint64, limit int) ([]Event, error) {
 	if limit <= 0 || limit > MaxLimit {
 		return nil, invalid("limit", "limit must be between 1 and %d", MaxLimit)
@@ -105,4 +163,187 @@ func (s *Service) Events(ctx context.Context, after uint64, limit int) ([]Event,
 		return err
 	})
 	return out, err
+}
+
+// The payloads, in the shapes of the wire reference (§5.1): every one also carries
+// "event" (see eventJSON). The company and account are the company's and its default
+// account's (with the balance the change left), as the real API's bodies carry them.
+
+// chargeEvent is the payload of CHARGE_CREATED and CHARGE_EXPIRED.
+type chargeEvent struct {
+	Charge  Charge        `json:"charge"`
+	Company *eventCompany `json:"company"`
+	Account *Account      `json:"account"`
+}
+
+// chargePaidEvent is the payload of CHARGE_COMPLETED, and of
+// CHARGE_COMPLETED_NOT_SAME_CUSTOMER_PAYER, which adds the payer.
+type chargePaidEvent struct {
+	Charge  *Charge           `json:"charge"`
+	Pix     *eventTransaction `json:"pix"`
+	Company *eventCompany     `json:"company"`
+	Account *Account          `json:"account"`
+	Payer   *Customer         `json:"payer,omitempty"`
+}
+
+// transactionEvent is the payload of TRANSACTION_RECEIVED: charge and pixQrCode are null
+// when they do not apply; refunds are the Pix's refunds (its cashback's, if it earned one).
+type transactionEvent struct {
+	Charge    *Charge           `json:"charge"`
+	PixQrCode *PixQRCode        `json:"pixQrCode"`
+	Pix       *eventTransaction `json:"pix"`
+	Company   *eventCompany     `json:"company"`
+	Account   *Account          `json:"account"`
+	Refunds   []Refund          `json:"refunds"`
+}
+
+// refundEvent is the payload of PIX_TRANSACTION_REFUND_SENT_CONFIRMED and _REJECTED: the
+// refund as a Pix sent, and the Pix it returns. A rejected one adds error, the bank's
+// reason.
+type refundEvent struct {
+	RefundTransaction   refundTransaction `json:"refundTransaction"`
+	OriginalTransaction *eventTransaction `json:"originalTransaction"`
+	Company             *eventCompany     `json:"company"`
+	Account             *Account          `json:"account"`
+	Error               string            `json:"error,omitempty"`
+}
+
+// eventCompany is the company as webhooks show it: {id, name, taxID}, the tax ID as a
+// plain string ("" when the company has none), as the real payloads carry it.
+type eventCompany struct {
+	ID    string `json:"id"`
+	Name  string `json:"name"`
+	TaxID string `json:"taxID"`
+}
+
+func (c Company) eventRef() *eventCompany {
+	e := &eventCompany{ID: c.ID, Name: c.Name}
+	if c.TaxID != nil {
+		e.TaxID = c.TaxID.TaxID
+	}
+	return e
+}
+
+// eventTransaction is a received Pix as webhooks show it: with its parties.
+type eventTransaction struct {
+	Transaction
+	DebitParty  *PixParty `json:"debitParty"`
+	CreditParty *PixParty `json:"creditParty"`
+}
+
+// refundTransaction is a refund as webhooks show it: a Pix of type REFUND from the company
+// back to the payer. CorrelationID and RefundID (ours) say which refund it is.
+type refundTransaction struct {
+	Value         int64        `json:"value"`
+	Time          time.Time    `json:"time"`
+	EndToEndID    string       `json:"endToEndId"`
+	Status        RefundStatus `json:"status"`
+	Type          string       `json:"type"` // REFUND
+	DebitParty    *PixParty    `json:"debitParty"`
+	CreditParty   *PixParty    `json:"creditParty"`
+	Partial       bool         `json:"partial"` // less than the whole Pix
+	GlobalID      string       `json:"globalID"`
+	CorrelationID string       `json:"correlationID"`
+	RefundID      string       `json:"refundId"`
+	CreatedAt     time.Time    `json:"createdAt"`
+}
+
+// PixParty is one side of a Pix (debitParty, creditParty) as far as this platform knows
+// it: the company's side with its Pix key, name and tax ID; the payer's with the name and
+// tax ID the bank reported. The banks' account and PSP details are not known here and are
+// left out rather than made up.
+type PixParty struct {
+	PixKey *PartyPixKey `json:"pixKey,omitempty"`
+	Holder PartyHolder  `json:"holder"`
+}
+
+// PartyPixKey is a party's Pix key and its type as the wire names it (RANDOM for EVP).
+type PartyPixKey struct {
+	PixKey string `json:"pixKey"`
+	Type   string `json:"type"`
+}
+
+// PartyHolder is who holds a party's account.
+type PartyHolder struct {
+	Name  string `json:"name,omitempty"`
+	TaxID *TaxID `json:"taxID,omitempty"`
+}
+
+// eventOwner is the company and its default account (with its Pix key and the balance as
+// the transaction has left it so far), for an event's payload.
+func (t *txn) eventOwner() (Company, *Account, error) {
+	co, err := t.loadCompany()
+	if err != nil {
+		return Company{}, nil, err
+	}
+	acct, err := t.defaultAccount()
+	if err != nil {
+		return Company{}, nil, err
+	}
+	acct.PixKey = co.PixKey
+	return co, &acct, nil
+}
+
+// emitCharge emits a charge event (CHARGE_CREATED, CHARGE_EXPIRED) with c as presented.
+func (t *txn) emitCharge(name string, c Charge) error {
+	co, acct, err := t.eventOwner()
+	if err != nil {
+		return err
+	}
+	return t.emit(name, chargeEvent{Charge: c, Company: co.eventRef(), Account: acct})
+}
+
+// companyParty is the company's side of its Pix: its key, name and tax ID.
+func (co Company) party() *PixParty {
+	p := &PixParty{Holder: PartyHolder{Name: co.Name, TaxID: co.TaxID}}
+	if typ, key, err := brcode.DetectKey(co.PixKey); err == nil {
+		p.PixKey = &PartyPixKey{PixKey: key, Type: wireKeyType(typ)}
+	}
+	return p
+}
+
+// payerParty is the payer's side of a received Pix: nil when the bank reported no payer.
+func payerParty(x Transaction) *PixParty {
+	if x.Payer == nil {
+		return nil
+	}
+	return &PixParty{Holder: PartyHolder{Name: x.Payer.Name, TaxID: x.Payer.TaxID}}
+}
+
+// eventPix is the received Pix x with its parties: from the payer to the company.
+func eventPix(co Company, x Transaction) *eventTransaction {
+	return &eventTransaction{Transaction: x, DebitParty: payerParty(x), CreditParty: co.party()}
+}
+
+// refundsOf returns the refunds of the Pix with endToEndId e2e, oldest first.
+func (t *txn) refundsOf(e2e string) ([]Refund, error) {
+	out, _, err := list(t, collRefunds, store.Query{Index: "transaction:" + e2e, Limit: MaxLimit},
+		func(r *Refund, id string) { r.RefundID = id })
+	if out == nil {
+		out = []Refund{}
+	}
+	return out, err
+}
+
+// emitRefund emits the event of a settled refund r of the Pix x: SENT_CONFIRMED or
+// SENT_REJECTED.
+func (t *txn) emitRefund(r Refund, x Transaction) error {
+	co, acct, err := t.eventOwner()
+	if err != nil {
+		return err
+	}
+	ev := refundEvent{
+		RefundTransaction: refundTransaction{
+			Value: r.Value, Time: r.Time, EndToEndID: r.EndToEndID, Status: r.Status, Type: string(TransactionRefund),
+			DebitParty: co.party(), CreditParty: payerParty(x), Partial: r.Value < x.Value,
+			GlobalID:      base64.StdEncoding.EncodeToString([]byte("PixTransaction:" + r.RefundID)),
+			CorrelationID: r.CorrelationID, RefundID: r.RefundID, CreatedAt: r.CreatedAt,
+		},
+		OriginalTransaction: eventPix(co, x), Company: co.eventRef(), Account: acct,
+	}
+	if r.Status == RefundRejected {
+		ev.Error = r.Reason
+		return t.emit(EventRefundRejected, ev)
+	}
+	return t.emit(EventRefundConfirmed, ev)
 }

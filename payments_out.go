@@ -393,19 +393,27 @@ func (t *txn) paymentSettled(o order) error {
 	return t.emit(event, ev)
 }
 
-// movementEvent is the payload of the MOVEMENT_* events (wire reference §5.1).
+// movementEvent is the payload of MOVEMENT_CONFIRMED and MOVEMENT_FAILED (wire reference
+// §5.1); FAILED adds error.
 type movementEvent struct {
 	Payment     movementPayment     `json:"payment"`
-	Transaction *PaymentTransaction `json:"transaction,omitempty"`
+	Transaction *PaymentTransaction `json:"transaction"`
 	Error       *movementError      `json:"error,omitempty"`
 }
 
 type movementPayment struct {
-	Value            int64         `json:"value,omitempty"`
-	Status           PaymentStatus `json:"status,omitempty"`
-	DestinationAlias string        `json:"destinationAlias,omitempty"`
-	Comment          string        `json:"comment,omitempty"`
+	Value            int64         `json:"value"`
+	Status           PaymentStatus `json:"status"`
+	DestinationAlias string        `json:"destinationAlias"`
+	Comment          string        `json:"comment"`
 	CorrelationID    string        `json:"correlationID"`
+}
+
+// movementRemovedEvent is the payload of MOVEMENT_REMOVED: payment{correlationID} only.
+type movementRemovedEvent struct {
+	Payment struct {
+		CorrelationID string `json:"correlationID"`
+	} `json:"payment"`
 }
 
 type movementError struct {
@@ -435,7 +443,9 @@ func (s *Service) RemovePayment(ctx context.Context, id string) (Payment, error)
 		if err := t.put(collPayments, out.ID, "payment", out, out.keys(), out.indexes()); err != nil {
 			return err
 		}
-		return t.emit(EventMovementRemoved, movementEvent{Payment: movementPayment{CorrelationID: out.CorrelationID}})
+		var ev movementRemovedEvent
+		ev.Payment.CorrelationID = out.CorrelationID
+		return t.emit(EventMovementRemoved, ev)
 	})
 	return out, err
 }

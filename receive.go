@@ -34,7 +34,8 @@ const MaxEndToEndID = 64
 // ReceivePix records a Pix the company received, in one transaction with everything it
 // causes: the transaction, the ledger entry crediting the company (less the fee, to its
 // account, or to the charge's subaccount or splits), the charge's completion and the
-// CHARGE_COMPLETED and TRANSACTION_RECEIVED events.
+// CHARGE_COMPLETED (with CHARGE_COMPLETED_NOT_SAME_CUSTOMER_PAYER when the payer's tax ID
+// is not the customer's) and TRANSACTION_RECEIVED events.
 //
 // Money is never dropped. A Pix whose charge can no longer take it (already paid, expired,
 // deleted, or a value other than the amount due) is recorded and credited to the company's
@@ -210,10 +211,19 @@ func (t *txn) receivePix(p ReceivePixParams) (Transaction, error) {
 	if err := t.fillBalance(&acct); err != nil {
 		return Transaction{}, err
 	}
+	acct.PixKey = co.PixKey
+	pix := eventPix(co, x)
 	if charge != nil && x.Unmatched == "" {
 		t.present(charge)
-		if err := t.emit(EventChargeCompleted, pixEvent{Charge: charge, Pix: &x, Company: co.ref(), Account: &acct}); err != nil {
+		ev := chargePaidEvent{Charge: charge, Pix: pix, Company: co.eventRef(), Account: &acct}
+		if err := t.emit(EventChargeCompleted, ev); err != nil {
 			return Transaction{}, err
+		}
+		if notSamePayer(charge.Customer, x.Payer) {
+			ev.Payer = x.Payer
+			if err := t.emit(EventChargeNotSamePayer, ev); err != nil {
+				return Transaction{}, err
+			}
 		}
 	}
 	var q *PixQRCode
@@ -224,20 +234,21 @@ func (t *txn) receivePix(p ReceivePixParams) (Transaction, error) {
 		}
 		t.presentQRCode(q)
 	}
-	return x, t.emit(EventTransactionReceived, pixEvent{Charge: charge, Pix: &x, PixQrCode: q, Company: co.ref(), Account: &acct})
+	refunds, err := t.refundsOf(x.EndToEndID)
+	if err != nil {
+		return Transaction{}, err
+	}
+	return x, t.emit(EventTransactionReceived, transactionEvent{Charge: charge, PixQrCode: q, Pix: pix,
+		Company: co.eventRef(), Account: &acct, Refunds: refunds})
 }
 
-// pixEvent is the payload of CHARGE_COMPLETED and TRANSACTION_RECEIVED, in the shape of
-// the real API's callbacks: charge and pixQrCode are null when they do not apply.
-type pixEvent struct {
-	Charge    *Charge      `json:"charge"`
-	Pix       *Transaction `json:"pix"`
-	PixQrCode *PixQRCode   `json:"pixQrCode"`
-	Company   *CompanyRef  `json:"company"`
-	Account   *Account     `json:"account"`
+// notSamePayer reports whether a charge's customer and the payer of its Pix are known by
+// tax ID and differ: then the payment also emits CHARGE_COMPLETED_NOT_SAME_CUSTOMER_PAYER.
+// A customer or payer without a tax ID says nothing either way.
+func notSamePayer(customer, payer *Customer) bool {
+	return customer != nil && customer.TaxID != nil && payer != nil && payer.TaxID != nil &&
+		customer.TaxID.TaxID != payer.TaxID.TaxID
 }
-
-func (c Company) ref() *CompanyRef { return &CompanyRef{ID: c.ID, Name: c.Name, TaxID: c.TaxID} }
 
 func (p Payer) customer() (*Customer, error) {
 	name, err := cleanString("payer.name", p.Name, 200)

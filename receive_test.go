@@ -93,7 +93,8 @@ func TestService_ReceivePix(t *testing.T) {
 			is.Equal(got.PaidValue, int64(1050))
 			is.Equal(got.EndToEndID, x.EndToEndID)
 			is.Equal(balance(t, e), payments.Balance{Total: 1000, Available: 1000}) // value less fee
-			is.Equal(eventNames(t, e.svc), []string{"OPENPIX:CHARGE_CREATED", "OPENPIX:CHARGE_COMPLETED", "OPENPIX:TRANSACTION_RECEIVED"})
+			is.Equal(eventNames(t, e.svc), []string{"OPENPIX:CHARGE_CREATED", "OPENPIX:CHARGE_COMPLETED",
+				"OPENPIX:CHARGE_COMPLETED_NOT_SAME_CUSTOMER_PAYER", "OPENPIX:TRANSACTION_RECEIVED"}) // the payer is not Dan
 
 			for _, id := range []string{x.TransactionID, x.EndToEndID} {
 				got, err := e.svc.GetTransaction(ctx, id)

@@ -244,13 +244,13 @@ func (t *txn) refundSettled(o order) error {
 	if err != nil || r.Status != RefundInProcessing {
 		return err
 	}
+	x, err := t.findTransaction(r.TransactionEndToEndID)
+	if err != nil {
+		return err
+	}
 	if o.Status == OrderConfirmed {
 		r.Status, r.EndToEndID, r.ReturnIdentification = RefundConfirmed, o.SettledEndToEndID, o.SettledEndToEndID
 	} else {
-		x, err := t.findTransaction(r.TransactionEndToEndID)
-		if err != nil {
-			return err
-		}
 		x.RefundedValue -= r.Value
 		if err := t.saveTransaction(x); err != nil {
 			return err
@@ -261,15 +261,7 @@ func (t *txn) refundSettled(o order) error {
 	if err := t.saveRefund(r, false); err != nil {
 		return err
 	}
-	event := EventRefundConfirmed
-	if r.Status == RefundRejected {
-		event = EventRefundRejected
-	}
-	return t.emit(event, refundEvent{Refund: r})
-}
-
-type refundEvent struct {
-	Refund Refund `json:"refund"`
+	return t.emitRefund(r, x)
 }
 
 // SettleRefunds advances every refund of the company still IN_PROCESSING that is due:

@@ -146,11 +146,22 @@ func TestService_RefundSettlement(t *testing.T) {
 	is.NoErr(err)
 	for _, ev := range evs[len(evs)-2:] {
 		var payload struct {
-			Refund payments.Refund `json:"refund"`
+			RefundTransaction struct {
+				Status        payments.RefundStatus `json:"status"`
+				EndToEndID    string                `json:"endToEndId"`
+				CorrelationID string                `json:"correlationID"`
+			} `json:"refundTransaction"`
+			Error string `json:"error"`
 		}
 		is.NoErr(json.Unmarshal(ev.Data, &payload))
-		is.Equal(payload.Refund.UpdatedAt, t0.Add(time.Minute)) // the refund as settled, not as it was
-		is.True(payload.Refund.Status != payments.RefundInProcessing)
+		rt := payload.RefundTransaction
+		is.True(rt.Status != payments.RefundInProcessing) // the refund as settled, not as it was
+		if rt.Status == payments.RefundConfirmed {
+			is.Equal(rt.EndToEndID, ok.EndToEndID) // the refund's own endToEndId
+			is.Equal(rt.CorrelationID, ok.CorrelationID)
+		} else {
+			is.Equal(payload.Error, payments.ReasonNotEnoughBalance) // the bank's reason
+		}
 	}
 	audit(t, e.svc)
 }

@@ -23,6 +23,7 @@ import (
 	"net/url"
 	"runtime/debug"
 	"strings"
+	"time"
 
 	"github.com/pixfoundry/payments"
 )
@@ -36,10 +37,16 @@ const DefaultMaxHeaderBytes = 64 << 10
 
 // Options configure the handler. The zero value works.
 type Options struct {
-	// Sandbox turns on the sandbox route GET /<vendor>/testing, which simulates a payer
-	// paying a charge or a static QR code of the caller's company; a production deployment
-	// leaves it off, and the route then answers 404.
+	// Sandbox turns on the sandbox routes: GET /<vendor>/testing, which simulates a payer
+	// paying a charge or a static QR code of the caller's company, and GET and POST
+	// /<vendor>/testing/clock, which read and move Clock. A production deployment leaves it
+	// off, and the routes then answer 404.
 	Sandbox bool
+	// Clock is the clock the sandbox's clock routes read and move: the Service's own
+	// (payments.Options.Clock), typically a *payments.OffsetClock over the system clock.
+	// It is one clock for the whole server: moving it moves time for every company. Nil
+	// leaves the clock routes answering 501.
+	Clock Advancer
 	// Logger receives request failures and recovered panics; default discards them.
 	Logger *slog.Logger
 	// MaxBodyBytes caps request bodies; default DefaultMaxBodyBytes. A larger body is
@@ -54,6 +61,14 @@ type Options struct {
 	// links in returned records (qrCodeImage, paymentLinkUrl) are made by the Service from
 	// payments.Options.PublicURL: give both the same value.
 	BaseURL string
+}
+
+// Advancer is a clock that moves forward on request, never back: *payments.OffsetClock.
+type Advancer interface {
+	Now() time.Time
+	// Advance moves the clock forward by d and returns the new time; a negative d is an
+	// EINVALID error naming "advance".
+	Advance(d time.Duration) (time.Time, error)
 }
 
 // New returns the HTTP handler of the OpenPix-compatible API over svc. svc is used only

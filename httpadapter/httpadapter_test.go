@@ -292,7 +292,6 @@ func TestNotOffered(t *testing.T) {
 		{"POST", "/api/v1/webhook", "webhooks are not offered in this version"},
 		{"GET", "/api/v1/webhook?url=x", "webhooks are not offered in this version"},
 		{"DELETE", "/api/v1/webhook/w-1", "webhooks are not offered in this version"},
-		{"GET", "/api/v1/webhook/events", "webhooks are not offered in this version"},
 		{"GET", "/api/v1/webhook/public-keys", "webhooks are not offered in this version"},
 		{"PATCH", "/api/v1/charge/c-1", "changing a charge's expiry is not offered in this version"},
 		{"GET", "/api/v1/subaccount/k@example.com/statement", "subaccount statements are not offered in this version"},

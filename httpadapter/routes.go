@@ -105,12 +105,13 @@ func addRoutes(mux *http.ServeMux, svc *payments.Service, opts Options) (apiPatt
 	api("GET /subscriptions/{id}/installments", notOffered("subscriptions are"))
 	api("GET /installments/{id}", notOffered("subscriptions are"))
 
-	// Webhooks: not offered yet. (The real public-keys route needs no App ID; it stays
-	// behind auth until webhooks are offered.)
+	// Webhooks: the event catalogue; registration and delivery are not offered yet. (The
+	// real public-keys route needs no App ID; it stays behind auth until webhooks are
+	// offered.)
+	api("GET /webhook/events", auth(handleWebhookEvents()))
 	api("POST /webhook", notOffered("webhooks are"))
 	api("GET /webhook", notOffered("webhooks are"))
 	api("DELETE /webhook/{id}", notOffered("webhooks are"))
-	api("GET /webhook/events", notOffered("webhooks are"))
 	api("GET /webhook/ips", notOffered("webhooks are"))
 	api("GET /webhook/public-keys", notOffered("webhooks are"))
 
@@ -129,9 +130,12 @@ func addRoutes(mux *http.ServeMux, svc *payments.Service, opts Options) (apiPatt
 	api("POST /partner/application", auth(handlePartnerApplicationCreate(log)))
 	api("GET /partner/affiliate", notOffered("partner affiliates are"))
 
-	// Sandbox: simulated payments, for the caller's company; absent in production.
+	// Sandbox: simulated payments, for the caller's company, and the server's clock (one
+	// for every company); absent in production.
 	if opts.Sandbox {
 		root("GET "+vendor+"/testing", auth(handleSandboxPay(log)))
+		root("GET "+vendor+"/testing/clock", auth(handleSandboxClockGet(log, opts.Clock)))
+		root("POST "+vendor+"/testing/clock", auth(handleSandboxClockAdvance(log, opts.Clock)))
 	}
 	return apiPatterns, rootPatterns
 }

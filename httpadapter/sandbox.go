@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/pixfoundry/payments"
 )
@@ -99,4 +100,64 @@ func sandboxPix(r *http.Request, value int64, txID string) payments.ReceivePixPa
 		Payer:       &payments.Payer{Name: sandboxPayerName, TaxID: sandboxPayerTaxID},
 		InfoPagador: sandboxInfoPagador,
 	}
+}
+
+// clockBody is the answer of the clock routes.
+type clockBody struct {
+	Now string `json:"now"` // RFC 3339, UTC
+}
+
+func clockAnswer(now time.Time) clockBody {
+	return clockBody{Now: now.UTC().Format(time.RFC3339Nano)}
+}
+
+// handleSandboxClockGet: GET /<vendor>/testing/clock → 200 {now}, the server's time.
+func handleSandboxClockGet(log *slog.Logger, clock Advancer) http.Handler {
+	if clock == nil {
+		return handleNotImplemented(log, "this server's clock cannot be moved (httpadapter.Options.Clock is not set)")
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		encode(w, http.StatusOK, clockAnswer(clock.Now()))
+	})
+}
+
+// handleSandboxClockAdvance: POST /<vendor>/testing/clock {"advance":"<Go duration>"} (e.g.
+// "744h", "90m", "0s") moves the server's clock forward, then runs the due pass
+// (payments.Service.RunDue: expiry, outgoing orders, ...) before it answers, so a client
+// that advances and then lists sees what the new time made due. → 200 {now}. A missing,
+// malformed or negative advance is a 400 naming "advance": the clock never moves back.
+// The clock is the server's, one for every company: any company's App ID moves it.
+func handleSandboxClockAdvance(log *slog.Logger, clock Advancer) http.Handler {
+	if clock == nil {
+		return handleNotImplemented(log, "this server's clock cannot be moved (httpadapter.Options.Clock is not set)")
+	}
+	type request struct {
+		Advance *string `json:"advance"`
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		req, err := decode[request](r)
+		if err != nil {
+			writeError(w, r, log, err)
+			return
+		}
+		if req.Advance == nil || strings.TrimSpace(*req.Advance) == "" {
+			writeError(w, r, log, invalid("advance", `advance is required: a duration such as "744h" or "90m"`))
+			return
+		}
+		d, err := time.ParseDuration(strings.TrimSpace(*req.Advance))
+		if err != nil {
+			writeError(w, r, log, invalid("advance", `advance must be a duration such as "744h" or "90m"`))
+			return
+		}
+		now, err := clock.Advance(d)
+		if err != nil {
+			writeError(w, r, log, err)
+			return
+		}
+		if err := company(r).RunDue(r.Context()); err != nil {
+			writeError(w, r, log, err)
+			return
+		}
+		encode(w, http.StatusOK, clockAnswer(now))
+	})
 }

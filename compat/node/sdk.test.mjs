@@ -1000,3 +1000,32 @@ describe('extra: QR image, webhooks, subscriptions, payments, subaccount transfe
   });
 
 });
+
+// Last, because it moves the server's clock (one clock for the whole server): tests after it
+// would see their charges age.
+describe('extra: the webhook event catalogue and the sandbox clock', () => {
+  it('[fetch] GET /api/v1/webhook/events lists the events the server produces, {events:[{name}]}', T, async () => {
+    const r = await api('GET', '/api/v1/webhook/events');
+    assert.equal(r.status, 200, r.text);
+    const names = r.body.events.map((e) => e.name);
+    for (const name of ['OPENPIX:CHARGE_CREATED', 'OPENPIX:CHARGE_COMPLETED', 'OPENPIX:CHARGE_EXPIRED',
+      'OPENPIX:TRANSACTION_RECEIVED', 'PIX_TRANSACTION_REFUND_SENT_CONFIRMED', 'OPENPIX:MOVEMENT_CONFIRMED']) {
+      assert.ok(names.includes(name), `${name} in ${names}`);
+    }
+  });
+
+  it('[fetch] POST /openpix/testing/clock {advance} moves the clock and runs the due pass; backwards is 400', T, async () => {
+    const { charge } = await sdk.charge.create({ correlationID: `clock-${RUN}`, value: 100, expiresIn: 900 });
+    const before = await api('GET', '/openpix/testing/clock');
+    assert.equal(before.status, 200, before.text);
+    assert.ok(isIso(before.body.now), before.text);
+    const r = await api('POST', '/openpix/testing/clock', { body: { advance: '1h' } });
+    assert.equal(r.status, 200, r.text);
+    assert.ok(Date.parse(r.body.now) - Date.parse(before.body.now) >= 3600_000, `${before.body.now} -> ${r.body.now}`);
+    const { charge: c } = await sdk.charge.get({ id: charge.correlationID });
+    assert.equal(c.status, 'EXPIRED', 'a charge past its expiry after the advance');
+    const back = await api('POST', '/openpix/testing/clock', { body: { advance: '-1h' } });
+    assert.equal(back.status, 400, back.text);
+    assert.match(back.body.error, /advance/);
+  });
+});

@@ -21,6 +21,11 @@
 // (refunds, payments, withdrawals) whose send failed or hung are sent again and those the
 // bank has settled are recorded.
 //
+// With -sandbox (the default) the server's clock is the system clock plus an offset that
+// POST /<vendor>/testing/clock {"advance":"744h"} moves forward (and GET reads): one clock
+// for the whole server, every company. Moving it runs the due pass before it answers. The
+// offset lives in the process: a restart starts again from the system clock.
+//
 // Every flag is checked before anything is opened or written: a bad one (a -vendor that is
 // not a simple lower-case name, a -base-url that is not an absolute http(s) URL, ...) is
 // reported on stderr and the exit status is 2; -h prints the flags and exits 0. When the
@@ -249,7 +254,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 		baseURL = "http://" + ln.Addr().String()
 	}
 
+	// The clock: in the sandbox, the system clock plus an offset the clock route moves.
+	var clock payments.Clock = payments.SystemClock{}
+	var advancer httpadapter.Advancer
+	if cfg.sandbox {
+		c := payments.NewOffsetClock(payments.SystemClock{})
+		clock, advancer = c, c
+	}
 	svc, err := payments.Open(cfg.db, payments.Options{
+		Clock:     clock,
 		Logger:    log,
 		Vendor:    cfg.vendor,
 		PublicURL: baseURL,
@@ -288,7 +301,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 
 	srv := &http.Server{
 		Handler: httpadapter.New(svc, httpadapter.Options{
-			Sandbox: cfg.sandbox, Logger: log, BaseURL: baseURL,
+			Sandbox: cfg.sandbox, Clock: advancer, Logger: log, BaseURL: baseURL,
 		}),
 		ReadHeaderTimeout: readHeaderTimeout,
 		ReadTimeout:       readTimeout,

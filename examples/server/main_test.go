@@ -341,3 +341,32 @@ func TestRun_IdentityOnRestart(t *testing.T) {
 	is.Equal(code.Key, "second@loja.example.com") // the key of this start
 	is.Equal(code.City, "Recife")
 }
+
+// TestRun_SandboxClock: the server's clock in the sandbox is the system clock plus an
+// offset the clock route moves; the Service's records follow it (a charge created after a
+// month's advance is dated a month ahead), and without the sandbox the route is 404.
+func TestRun_SandboxClock(t *testing.T) {
+	is := is.New(t)
+	dir := t.TempDir()
+	srv := start(t, "-db", filepath.Join(dir, "a.db"), "-tick", "0")
+	appID := appIDLine.FindStringSubmatch(srv.stdout.String())[1]
+	status, body := call(t, "POST", srv.base+"/openpix/testing/clock", appID, `{"advance":"744h"}`)
+	is.Equal(status, http.StatusOK) // moved
+	now, err := time.Parse(time.RFC3339, body["now"].(string))
+	is.NoErr(err)
+	is.True(time.Until(now) > 743*time.Hour) // a month ahead of the system clock
+	status, body = call(t, "POST", srv.base+"/api/v1/charge", appID, `{"correlationID":"c1","value":1000}`)
+	is.Equal(status, http.StatusOK)
+	created, err := time.Parse(time.RFC3339, body["charge"].(map[string]any)["createdAt"].(string))
+	is.NoErr(err)
+	is.True(!created.Before(now)) // the Service's time is the moved clock
+	status, _ = call(t, "POST", srv.base+"/openpix/testing/clock", appID, `{"advance":"-1s"}`)
+	is.Equal(status, http.StatusBadRequest) // never backwards
+	is.NoErr(srv.stop())
+
+	srv = start(t, "-db", filepath.Join(dir, "b.db"), "-sandbox=false")
+	appID = appIDLine.FindStringSubmatch(srv.stdout.String())[1]
+	status, _ = call(t, "GET", srv.base+"/openpix/testing/clock", appID, "")
+	is.Equal(status, http.StatusNotFound) // no clock route without the sandbox
+	is.NoErr(srv.stop())
+}

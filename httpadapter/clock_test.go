@@ -1,0 +1,120 @@
+package httpadapter_test
+
+import (
+	"bytes"
+	"log/slog"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/matryer/is"
+
+	"github.com/pixfoundry/payments"
+	"github.com/pixfoundry/payments/httpadapter"
+	"github.com/pixfoundry/payments/store/memory"
+)
+
+// newClockServer is newServer with the sandbox on and an OffsetClock over the ManualClock,
+// shared by the Service and the handler, as examples/server shares one over the system
+// clock. The test never sleeps: only the offset moves time.
+func newClockServer(t *testing.T, sandbox bool) (server, *payments.OffsetClock) {
+	t.Helper()
+	st := memory.New()
+	base := payments.NewManualClock(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC))
+	clock := payments.NewOffsetClock(base)
+	svc, err := payments.New(st, payments.Options{Clock: clock, DefaultCompany: payments.CompanyParams{Name: "Loja Exemplo"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := svc.CreateApplication(ctx, payments.ApplicationParams{Name: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	logs := &bytes.Buffer{}
+	h := httpadapter.New(svc, httpadapter.Options{Sandbox: sandbox, Clock: clock, Logger: slog.New(slog.NewTextHandler(logs, nil))})
+	return server{svc: svc, clock: base, store: st, h: h, appID: a.AppID(), logs: logs}, clock
+}
+
+func TestSandbox_Clock(t *testing.T) {
+	t.Run("AdvanceExpiresCharges", func(t *testing.T) {
+		is := is.New(t)
+		s, clock := newClockServer(t, true)
+		s.createCharge(t, s.appID, `{"correlationID":"soon","value":1000,"expiresIn":900}`)
+		s.createCharge(t, s.appID, `{"correlationID":"later","value":1000,"expiresIn":86400}`)
+
+		r := s.do(t, "GET", "/openpix/testing/clock", s.appID, "")
+		mustStatus(t, is, r, http.StatusOK)
+		is.Equal(str(r.body, "now"), "2026-11-22T12:00:00Z") // the base clock, not moved yet
+
+		r = s.do(t, "POST", "/openpix/testing/clock", s.appID, `{"advance":"1h"}`)
+		mustStatus(t, is, r, http.StatusOK)
+		is.Equal(str(r.body, "now"), "2026-11-22T13:00:00Z")                  // an hour later
+		is.Equal(clock.Now(), time.Date(2026, 11, 22, 13, 0, 0, 0, time.UTC)) // the Service's clock moved
+
+		r = s.do(t, "GET", "/api/v1/charge?status=EXPIRED", s.appID, "")
+		mustStatus(t, is, r, http.StatusOK)
+		charges := list(r.body, "charges")
+		is.Equal(len(charges), 1)                          // only the one past its expiry
+		is.Equal(str(charges[0], "correlationID"), "soon") // it
+		is.Equal(str(charges[0], "status"), "EXPIRED")
+		expired := 0
+		evs, err := s.svc.Events(ctx, 0, payments.MaxLimit)
+		is.NoErr(err)
+		for _, ev := range evs {
+			if ev.Name == "OPENPIX:CHARGE_EXPIRED" {
+				expired++
+			}
+		}
+		is.Equal(expired, 1) // the due pass ran before the answer: the expiry is recorded, once
+
+		r = s.do(t, "GET", "/openpix/testing/clock", s.appID, "")
+		is.Equal(str(r.body, "now"), "2026-11-22T13:00:00Z") // reading does not move it
+		r = s.do(t, "POST", "/openpix/testing/clock", s.appID, `{"advance":"744h"}`)
+		mustStatus(t, is, r, http.StatusOK)
+		is.Equal(str(r.body, "now"), "2026-12-23T13:00:00Z") // a month (31 days) on
+		r = s.do(t, "GET", "/api/v1/charge/later", s.appID, "")
+		is.Equal(str(r.body, "charge", "status"), "EXPIRED") // the other one too
+	})
+	t.Run("Errors", func(t *testing.T) {
+		s, clock := newClockServer(t, true)
+		for _, tc := range []struct{ name, body string }{
+			{"Backwards", `{"advance":"-1h"}`},
+			{"Missing", `{}`},
+			{"Empty", `{"advance":""}`},
+			{"NotADuration", `{"advance":"a month"}`},
+			{"NoUnit", `{"advance":"3600"}`},
+			{"Number", `{"advance":3600}`},
+			{"TooFar", `{"advance":"2562047h"}`},
+			{"NotJSON", `advance=1h`},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				is := is.New(t)
+				r := s.do(t, "POST", "/openpix/testing/clock", s.appID, tc.body)
+				mustStatus(t, is, r, http.StatusBadRequest)
+				if tc.name != "NotJSON" {
+					is.True(bytes.Contains([]byte(r.errMsg()), []byte("advance"))) // the message names the field
+				}
+				is.Equal(clock.Now(), time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)) // the clock did not move
+			})
+		}
+	})
+	t.Run("NeedsAppID", func(t *testing.T) {
+		is := is.New(t)
+		s, _ := newClockServer(t, true)
+		mustStatus(t, is, s.do(t, "GET", "/openpix/testing/clock", "", ""), http.StatusUnauthorized)
+		mustStatus(t, is, s.do(t, "POST", "/openpix/testing/clock", "", `{"advance":"1h"}`), http.StatusUnauthorized)
+	})
+	t.Run("SandboxOff", func(t *testing.T) {
+		is := is.New(t)
+		s, clock := newClockServer(t, false)
+		mustStatus(t, is, s.do(t, "GET", "/openpix/testing/clock", s.appID, ""), http.StatusNotFound)                  // no clock route in production
+		mustStatus(t, is, s.do(t, "POST", "/openpix/testing/clock", s.appID, `{"advance":"1h"}`), http.StatusNotFound) // nor moving it
+		is.Equal(clock.Now(), time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC))                                          // unmoved
+	})
+	t.Run("NoClock", func(t *testing.T) {
+		is := is.New(t)
+		s := newServer(t, httpadapter.Options{Sandbox: true})
+		r := s.do(t, "POST", "/openpix/testing/clock", s.appID, `{"advance":"1h"}`)
+		mustStatus(t, is, r, http.StatusNotImplemented) // a sandbox without a movable clock says so
+	})
+}
