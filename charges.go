@@ -180,7 +180,8 @@ type CreateChargeParams struct {
 	// correlationID is returned instead of a conflict.
 	ReturnExisting bool
 
-	subscription string // set by subscriptions
+	subscription string    // set by subscriptions: the subscription's correlationID
+	customer     *Customer // set by subscriptions: the customer as linked already
 }
 
 // ChargeFilter selects charges for ListCharges. Zero fields do not filter.
@@ -225,12 +226,19 @@ func (t *txn) createCharge(p CreateChargeParams) (Charge, error) {
 		}
 		c.Customer = &cust
 	}
+	if p.customer != nil {
+		cust := *p.customer
+		c.Customer = &cust
+	}
 	// Stored without what present derives (links, paymentMethods): reads, far more
 	// frequent than creates, decode less.
 	if err := t.insert(collCharges, c.ID, "charge", c, c.keys(), c.indexes()); err != nil {
 		if ErrorCode(err) == ECONFLICT && ErrorField(err) == "correlationID" {
 			return Charge{}, conflict("correlationID", "a charge with correlationID %q already exists", corr)
 		}
+		return Charge{}, err
+	}
+	if err := t.schedule(dueExpiry, c.ID, c.ExpiresDate, true); err != nil {
 		return Charge{}, err
 	}
 	if err := t.addPaymentLink(c.PaymentLinkID, linkCharge); err != nil { // for the public QR image
@@ -600,7 +608,13 @@ func (t *txn) chargeByID(id string) (Charge, error) {
 // saved.
 func (t *txn) saveCharge(c *Charge) error {
 	c.UpdatedAt = t.now
-	return t.put(collCharges, c.ID, "charge", *c, c.keys(), c.indexes())
+	if err := t.put(collCharges, c.ID, "charge", *c, c.keys(), c.indexes()); err != nil {
+		return err
+	}
+	if c.Status != ChargeActive {
+		return t.unschedule(dueExpiry, c.ID)
+	}
+	return nil
 }
 
 // ListCharges returns charges newest first, with the status a read shows now: a charge past
@@ -664,6 +678,9 @@ func (s *Service) DeleteCharge(ctx context.Context, id string) error {
 			return precondition("id", "a paid charge cannot be deleted")
 		}
 		if err := t.removePaymentLink(c.PaymentLinkID); err != nil {
+			return err
+		}
+		if err := t.unschedule(dueExpiry, c.ID); err != nil {
 			return err
 		}
 		return storeErr(t.tx.Delete(collCharges, t.company, c.ID), "charge")
