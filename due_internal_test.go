@@ -63,7 +63,7 @@ func TestMigrateDue(t *testing.T) {
 		return err
 	}))
 	is.NoErr(svc.RunDue(ctx))
-	is.Equal(countEventsOf(t, svc, EventChargeExpired), n)  // recorded
+	is.Equal(countEventsOf(t, svc, EventChargeExpired), n)   // recorded
 	is.Equal(countEventsOf(t, other, EventChargeExpired), 1) // in the other company too
 	is.NoErr(svc.RunDue(ctx))
 	is.Equal(countEventsOf(t, svc, EventChargeExpired), n) // once
