@@ -618,8 +618,8 @@ func (t *txn) saveCharge(c *Charge) error {
 }
 
 // ListCharges returns charges newest first, with the status a read shows now: a charge past
-// its expiry is EXPIRED, for the status filter too, whether or not the expiry pass
-// (ExpireCharges) has recorded it yet. It writes nothing.
+// its expiry is EXPIRED, for the status filter too, whether or not the periodic pass
+// (RunDue) has recorded it yet. It writes nothing.
 func (s *Service) ListCharges(ctx context.Context, f ChargeFilter) ([]Charge, PageInfo, error) {
 	p, err := f.ListParams.check()
 	if err != nil {
@@ -690,10 +690,11 @@ func (s *Service) DeleteCharge(ctx context.Context, id string) error {
 // expireBatch is how many charges one expiry transaction records.
 const expireBatch = 500
 
-// ExpireCharges records as EXPIRED every ACTIVE charge whose expiry time has passed, with
-// one CHARGE_EXPIRED event each, and returns how many it recorded. Reads already show such
-// charges as EXPIRED; this pass makes it permanent, once. It costs one index seek when
-// nothing is due.
+// ExpireCharges records as EXPIRED every ACTIVE charge of this company whose expiry time
+// has passed, with one CHARGE_EXPIRED event each, and returns how many it recorded. Reads
+// already show such charges as EXPIRED; this makes it permanent, once. It costs one index
+// seek when nothing is due. RunDue does the same for every company through the due queue
+// (due.go); both record a charge once, whichever comes first.
 //
 // It is not one transaction: it records up to 500 charges per transaction, so a failure
 // leaves the batches before it recorded, and running it again finishes the rest.

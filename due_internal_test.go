@@ -90,3 +90,43 @@ func countEventsOf(t *testing.T, svc *Service, name string) int {
 		}
 	}
 }
+
+// TestDueQueue_Entries: an ACTIVE charge has one entry, which goes when it is paid,
+// deleted or expired; a subscription's goes when it is canceled.
+func TestDueQueue_Entries(t *testing.T) {
+	is := is.New(t)
+	ctx := context.Background()
+	clock := NewManualClock(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC))
+	svc, err := New(memory.New(), Options{Clock: clock})
+	is.NoErr(err)
+	entries := func() int {
+		n := 0
+		is.NoErr(svc.view(ctx, func(t *txn) error {
+			p, err := t.tx.List(collDueQueue, systemSpace, store.Query{Index: indexDue})
+			n = p.Total
+			return err
+		}))
+		return n
+	}
+	var cs []Charge
+	for i := range 3 {
+		c, err := svc.CreateCharge(ctx, CreateChargeParams{CorrelationID: fmt.Sprint("c", i), Value: 100})
+		is.NoErr(err)
+		cs = append(cs, c)
+	}
+	sub, err := svc.CreateSubscription(ctx, CreateSubscriptionParams{Value: 100, Customer: &CreateCustomerParams{Name: "Ana", Email: "ana@example.com"}})
+	is.NoErr(err)
+	is.Equal(entries(), 4) // one per ACTIVE charge and subscription
+	_, err = svc.ReceivePix(ctx, ReceivePixParams{EndToEndID: "E99999999202611221200000000001", Value: 100, TxID: cs[0].Identifier})
+	is.NoErr(err)
+	is.Equal(entries(), 3) // paid: gone
+	is.NoErr(svc.DeleteCharge(ctx, "c1"))
+	is.Equal(entries(), 2) // deleted: gone
+	_, err = svc.CancelSubscription(ctx, sub.GlobalID)
+	is.NoErr(err)
+	is.Equal(entries(), 1) // canceled: gone
+	clock.Advance(25 * time.Hour)
+	is.NoErr(svc.RunDue(ctx))
+	is.Equal(entries(), 0)                                 // expired: gone
+	is.Equal(countEventsOf(t, svc, EventChargeExpired), 1) // only the ACTIVE one expired
+}
