@@ -180,7 +180,8 @@ type CreateChargeParams struct {
 	// correlationID is returned instead of a conflict.
 	ReturnExisting bool
 
-	subscription string // set by subscriptions
+	subscription string    // set by subscriptions: the subscription's correlationID
+	customer     *Customer // set by subscriptions: the customer as linked already
 }
 
 // ChargeFilter selects charges for ListCharges. Zero fields do not filter.
@@ -225,12 +226,19 @@ func (t *txn) createCharge(p CreateChargeParams) (Charge, error) {
 		}
 		c.Customer = &cust
 	}
+	if p.customer != nil {
+		cust := *p.customer
+		c.Customer = &cust
+	}
 	// Stored without what present derives (links, paymentMethods): reads, far more
 	// frequent than creates, decode less.
 	if err := t.insert(collCharges, c.ID, "charge", c, c.keys(), c.indexes()); err != nil {
 		if ErrorCode(err) == ECONFLICT && ErrorField(err) == "correlationID" {
 			return Charge{}, conflict("correlationID", "a charge with correlationID %q already exists", corr)
 		}
+		return Charge{}, err
+	}
+	if err := t.schedule(dueExpiry, c.ID, c.ExpiresDate, true); err != nil {
 		return Charge{}, err
 	}
 	if err := t.addPaymentLink(c.PaymentLinkID, linkCharge); err != nil { // for the public QR image
@@ -595,12 +603,18 @@ func (t *txn) chargeByID(id string) (Charge, error) {
 // saved.
 func (t *txn) saveCharge(c *Charge) error {
 	c.UpdatedAt = t.now
-	return t.put(collCharges, c.ID, "charge", *c, c.keys(), c.indexes())
+	if err := t.put(collCharges, c.ID, "charge", *c, c.keys(), c.indexes()); err != nil {
+		return err
+	}
+	if c.Status != ChargeActive {
+		return t.unschedule(dueExpiry, c.ID)
+	}
+	return nil
 }
 
 // ListCharges returns charges newest first, with the status a read shows now: a charge past
-// its expiry is EXPIRED, for the status filter too, whether or not the expiry pass
-// (ExpireCharges) has recorded it yet. It writes nothing.
+// its expiry is EXPIRED, for the status filter too, whether or not the periodic pass
+// (RunDue) has recorded it yet. It writes nothing.
 func (s *Service) ListCharges(ctx context.Context, f ChargeFilter) ([]Charge, PageInfo, error) {
 	p, err := f.ListParams.check()
 	if err != nil {
@@ -661,6 +675,9 @@ func (s *Service) DeleteCharge(ctx context.Context, id string) error {
 		if err := t.removePaymentLink(c.PaymentLinkID); err != nil {
 			return err
 		}
+		if err := t.unschedule(dueExpiry, c.ID); err != nil {
+			return err
+		}
 		return storeErr(t.tx.Delete(collCharges, t.company, c.ID), "charge")
 	})
 }
@@ -668,10 +685,11 @@ func (s *Service) DeleteCharge(ctx context.Context, id string) error {
 // expireBatch is how many charges one expiry transaction records.
 const expireBatch = 500
 
-// ExpireCharges records as EXPIRED every ACTIVE charge whose expiry time has passed, with
-// one CHARGE_EXPIRED event each, and returns how many it recorded. Reads already show such
-// charges as EXPIRED; this pass makes it permanent, once. It costs one index seek when
-// nothing is due.
+// ExpireCharges records as EXPIRED every ACTIVE charge of this company whose expiry time
+// has passed, with one CHARGE_EXPIRED event each, and returns how many it recorded. Reads
+// already show such charges as EXPIRED; this makes it permanent, once. It costs one index
+// seek when nothing is due. RunDue does the same for every company through the due queue
+// (due.go); both record a charge once, whichever comes first.
 //
 // It is not one transaction: it records up to 500 charges per transaction, so a failure
 // leaves the batches before it recorded, and running it again finishes the rest.

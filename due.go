@@ -3,34 +3,211 @@ package payments
 import (
 	"cmp"
 	"context"
+	"errors"
+	"time"
 
 	"github.com/pixfoundry/payments/store"
 )
 
-// duePage is how many companies RunDue reads per transaction.
+// duePage is how many companies a migration reads per transaction.
 const duePage = 100
 
-// RunDue does, once, the work the clock makes due in every company: it records the
-// charges that have expired (ExpireCharges), and it advances every outgoing order that is
-// due (refunds, cashback, payments, withdrawals: re-sent when a send failed or hung, asked
-// about when the bank accepted it, recorded when it settled; see orders.go). Due orders
-// are found through the order queue, by due time, without visiting the companies. A server calls it periodically (examples/server does, every -tick);
-// tests call it after moving a ManualClock. The company s acts for does not matter.
+// The due queue is a collection of the system space with one entry per thing the clock
+// will make due, in every company, ordered by due time (then company, kind and id):
 //
-// The companies are read from the system space a page at a time, and each company's work
-// runs in its own transactions, so one slow or failing company holds no lock over the
-// others. A failure in one company is logged and does not stop the rest; RunDue returns
-// the first one. Running it again, or from two processes at once, is safe: both passes
-// are idempotent.
+//   - dueExpiry: an ACTIVE charge, at its expiry time. The entry is written with the
+//     charge and goes when the charge is paid, deleted or expired (saveCharge, DeleteCharge).
+//   - dueSubscription: an ACTIVE subscription, at the start of its next period. The entry
+//     moves to the next period when a period's charge is generated, and goes on cancel.
+//
+// The entry's id is "<kind>|<company>|<id>", so each thing has one entry at most. The pass
+// (runDue) reads the entries due at or before its start a page at a time and handles them
+// in due order; an entry whose thing is gone, final or not due yet is dropped or moved,
+// so a stale entry costs one transaction and no harm. Outgoing orders have their own
+// queue (orders.go), with leases and calls to the Rail.
+const (
+	collDueQueue = "due_queue"
+
+	dueExpiry       = "expiry"
+	dueSubscription = "subscription"
+
+	// dueQueuePage is how many entries the pass handles per transaction.
+	dueQueuePage = 100
+)
+
+// dueEntry is one entry of the due queue.
+type dueEntry struct {
+	Kind    string `json:"kind"`
+	Company string `json:"company"`
+	ID      string `json:"id"`
+}
+
+func dueEntryID(kind, company, id string) string { return kind + "|" + company + "|" + id }
+
+// schedule puts the entry of (kind, id) of this company at time at; isNew says it has none
+// yet (one store call instead of two).
+func (t *txn) schedule(kind, id string, at time.Time, isNew bool) error {
+	eid := dueEntryID(kind, t.company, id)
+	r, err := encode(eid, dueEntry{Kind: kind, Company: t.company, ID: id}, nil,
+		[]store.Index{{Name: indexDue, Sort: sortTime(at) + "|" + eid}})
+	if err != nil {
+		return err
+	}
+	if !isNew {
+		err := t.tx.Put(collDueQueue, systemSpace, r)
+		if !errors.Is(err, store.ErrNotFound) {
+			return storeErr(err, "due entry")
+		}
+	}
+	return storeErr(t.tx.Insert(collDueQueue, systemSpace, r), "due entry")
+}
+
+// unschedule removes the entry of (kind, id) of this company, if there is one.
+func (t *txn) unschedule(kind, id string) error {
+	_, err := found(storeErr(t.tx.Delete(collDueQueue, systemSpace, dueEntryID(kind, t.company, id)), "due entry"))
+	return err
+}
+
+// RunDue does, once, the work the clock makes due in every company: it generates the
+// charge of every subscription period that has started (catching up period by period
+// after downtime), records the charges that have expired with their CHARGE_EXPIRED event,
+// and advances every outgoing order that is due (refunds, cashback, payments,
+// withdrawals: re-sent when a send failed or hung, asked about when the bank accepted it,
+// recorded when it settled; see orders.go). It finds the work through two queues ordered
+// by due time (the due queue, above, and the order queue), without visiting companies or
+// records that are not due: when nothing is due it costs two index seeks. A server calls
+// it periodically (examples/server does, every -tick); tests call it after moving a
+// ManualClock. The company s acts for does not matter.
+//
+// Each page of due entries is handled in one transaction; when that fails, each entry of
+// the page is tried in its own, so one failing entry holds back no other. A failure is
+// logged and does not stop the rest; RunDue returns the first one. Running it again, or
+// from two processes at once, is safe: each entry's work checks, in its transaction,
+// that it is still due, and a period's charge has a correlationID of its own, so a period
+// is generated and an expiry recorded exactly once.
 func (s *Service) RunDue(ctx context.Context) error {
 	var first error
+	if err := s.runDue(ctx); err != nil {
+		s.core.log.Error("running due work", "err", err)
+		first = err
+	}
 	if _, err := s.runOrders(ctx); err != nil {
 		s.core.log.Error("advancing outgoing orders", "err", err)
-		first = err
+		first = cmp.Or(first, err)
+	}
+	return first
+}
+
+// runDue pages through the due queue up to the time it starts. Handling an entry leaves
+// it gone or due after that time (a subscription catches up every started period at
+// once; a generated charge expires days later), so the pages ahead are never changed
+// behind the cursor and one pass does all that is due.
+func (s *Service) runDue(ctx context.Context) error {
+	to := sortTime(s.now()) + "~" // every entry due at or before now ('~' sorts after '|')
+	from := ""
+	var first error
+	for {
+		var page []dueEntry
+		var last string
+		err := s.view(ctx, func(t *txn) error {
+			page = nil
+			p, err := t.tx.List(collDueQueue, systemSpace, store.Query{Index: indexDue, From: from, To: to, Limit: dueQueuePage})
+			if err != nil {
+				return internal(err)
+			}
+			for _, r := range p.Records {
+				var e dueEntry
+				if err := decode(r, &e); err != nil {
+					return err
+				}
+				page = append(page, e)
+				last, _ = sortIn(r, indexDue)
+			}
+			return nil
+		})
+		if err != nil || len(page) == 0 {
+			return cmp.Or(first, err)
+		}
+		from = last + "\x00"
+		if err := s.update(ctx, func(t *txn) error { return t.handleDue(page...) }); err == nil {
+			continue
+		}
+		for _, e := range page { // one at a time, to get past the one that fails
+			if err := ctx.Err(); err != nil {
+				return internal(err)
+			}
+			if err := s.update(ctx, func(t *txn) error { return t.handleDue(e) }); err != nil {
+				s.core.log.Error("due work failed", "company", e.Company, "kind", e.Kind, "id", e.ID, "err", err)
+				first = cmp.Or(first, err)
+			}
+		}
+	}
+}
+
+// handleDue does the work of due entries, each in the company it names, in t.
+func (t *txn) handleDue(entries ...dueEntry) error {
+	for _, e := range entries {
+		co := &txn{svc: &Service{core: t.svc.core, company: e.Company}, tx: t.tx, company: e.Company, now: t.now}
+		var err error
+		switch e.Kind {
+		case dueExpiry:
+			err = co.expireDue(e.ID)
+		case dueSubscription:
+			err = co.generateDue(e.ID)
+		default:
+			err = storeErr(t.tx.Delete(collDueQueue, systemSpace, dueEntryID(e.Kind, e.Company, e.ID)), "due entry")
+		}
+		t.afterCommit = append(t.afterCommit, co.afterCommit...)
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// expireDue records the charge id EXPIRED, with its event, if it is ACTIVE and its time
+// is up; otherwise it drops or moves its entry.
+func (t *txn) expireDue(id string) error {
+	var c Charge
+	err := t.get(collCharges, id, "charge", &c) // as stored: a read would show it EXPIRED
+	if ok, err := found(err); err != nil {
+		return err
+	} else if !ok || c.Status != ChargeActive {
+		return t.unschedule(dueExpiry, id)
+	}
+	c.ID = id
+	if c.ExpiresDate.After(t.now) {
+		return t.schedule(dueExpiry, id, c.ExpiresDate, false)
+	}
+	c.Status = ChargeExpired
+	if err := t.saveCharge(&c); err != nil { // drops the entry
+		return err
+	}
+	t.present(&c)
+	return t.emitCharge(EventChargeExpired, c)
+}
+
+// migrationDue1 marks that the ACTIVE charges of a version without the due queue have
+// their entries.
+const migrationDue1 = "due-1"
+
+// migrateDue gives every ACTIVE charge of every company its due-queue entry, once per
+// database: charges created by a version without the due queue have none. A marker in
+// the system space says it is done; a new database gets it at once.
+func (s *Service) migrateDue(ctx context.Context) error {
+	done := false
+	err := s.view(ctx, func(t *txn) error {
+		_, err := t.tx.Get(collMigrations, systemSpace, migrationDue1)
+		done, err = found(storeErr(err, "migration"))
+		return err
+	})
+	if err != nil || done {
+		return err
 	}
 	for skip := 0; ; skip += duePage {
 		var ids []string
 		err := s.view(ctx, func(t *txn) error {
+			ids = nil
 			page, err := t.tx.List(collCompanies, systemSpace, store.Query{Index: indexAll, Skip: skip, Limit: duePage})
 			if err != nil {
 				return internal(err)
@@ -44,19 +221,49 @@ func (s *Service) RunDue(ctx context.Context) error {
 			return err
 		}
 		for _, id := range ids {
-			if err := ctx.Err(); err != nil {
-				return internal(err)
-			}
 			co := &Service{core: s.core, company: id}
-
-			if _, err := co.ExpireCharges(ctx); err != nil {
-				s.core.log.Error("expiring charges", "company", id, "err", err)
-				first = cmp.Or(first, err)
+			if err := co.scheduleActiveCharges(ctx); err != nil {
+				return err
 			}
 		}
 		if len(ids) < duePage {
 			break
 		}
 	}
-	return first
+	return s.update(ctx, func(t *txn) error {
+		err := t.tx.Insert(collMigrations, systemSpace, store.Record{ID: migrationDue1, Data: []byte(`{}`)})
+		if errors.Is(err, store.ErrConflict) {
+			return nil // another process did it
+		}
+		return storeErr(err, "migration")
+	})
+}
+
+// scheduleActiveCharges puts every ACTIVE charge of the company in the due queue at its
+// expiry time, through the charges' expiry index, a batch per transaction. It pages by
+// skip (the index does not change meanwhile, and this runs once per database).
+func (s *Service) scheduleActiveCharges(ctx context.Context) error {
+	for skip := 0; ; skip += expireBatch {
+		var n int
+		err := s.update(ctx, func(t *txn) error {
+			page, err := t.tx.List(collCharges, t.company, store.Query{Index: indexExpiry, Skip: skip, Limit: expireBatch})
+			if err != nil {
+				return internal(err)
+			}
+			for _, r := range page.Records {
+				var c Charge
+				if err := decode(r, &c); err != nil {
+					return err
+				}
+				if err := t.schedule(dueExpiry, r.ID, c.ExpiresDate, false); err != nil {
+					return err
+				}
+			}
+			n = len(page.Records)
+			return nil
+		})
+		if err != nil || n < expireBatch {
+			return err
+		}
+	}
 }

@@ -8,7 +8,7 @@ import (
 )
 
 // A charge past its expiry time shows EXPIRED on every read, but stays ACTIVE in the store
-// until the expiry pass (ExpireCharges, in RunDue) records it. Reads never write, so a
+// until the periodic pass (RunDue) records it. Reads never write, so a
 // list filtered by status corrects its page by the charges that are due and not yet
 // recorded: they leave an ACTIVE list and join an EXPIRED one, in their place by creation.
 // That costs a read of those charges, which the periodic pass keeps few.

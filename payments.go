@@ -115,6 +115,9 @@ func New(st store.Store, opts Options) (*Service, error) {
 	if err := svc.migrateOrders(context.Background()); err != nil {
 		return nil, err
 	}
+	if err := svc.migrateDue(context.Background()); err != nil {
+		return nil, err
+	}
 	return svc, nil
 }
 

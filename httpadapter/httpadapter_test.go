@@ -285,10 +285,9 @@ func TestMalformedRequests(t *testing.T) {
 func TestNotOffered(t *testing.T) {
 	s := newServer(t, httpadapter.Options{})
 	for _, tc := range []struct{ method, path, want string }{
-		{"POST", "/api/v1/subscriptions", "subscriptions are not offered in this version"},
-		{"GET", "/api/v1/subscriptions/sub-1", "subscriptions are not offered in this version"},
-		{"PUT", "/api/v1/subscriptions/sub-1/cancel", "subscriptions are not offered in this version"},
-		{"GET", "/api/v1/installments/i-1", "subscriptions are not offered in this version"},
+		{"PUT", "/api/v1/subscriptions/sub-1/value", "changing a subscription's value is not offered in this version"},
+		{"GET", "/api/v1/subscriptions/sub-1/installments", "subscription installments are not offered in this version"},
+		{"GET", "/api/v1/installments/i-1", "subscription installments are not offered in this version"},
 		{"POST", "/api/v1/webhook", "webhooks are not offered in this version"},
 		{"GET", "/api/v1/webhook?url=x", "webhooks are not offered in this version"},
 		{"DELETE", "/api/v1/webhook/w-1", "webhooks are not offered in this version"},
@@ -363,7 +362,7 @@ func TestErrorLogLevels(t *testing.T) {
 		{"NotFound", "GET", "/api/v1/charge/nope", s.appID, "", ctx, 400, "DEBUG request failed status=400"},
 		{"AccountNotFound", "GET", "/api/v1/account/nope", s.appID, "", ctx, 404, "DEBUG request failed status=404"},
 		{"Unauthorized", "GET", "/api/v1/charge", "", "", ctx, 401, "DEBUG request failed status=401"},
-		{"NotOffered", "POST", "/api/v1/subscriptions", s.appID, `{}`, ctx, 501, "DEBUG request failed status=501"},
+		{"NotOffered", "PUT", "/api/v1/subscriptions/x/value", s.appID, `{}`, ctx, 501, "DEBUG request failed status=501"},
 		{"Canceled", "GET", "/api/v1/charge", s.appID, "", canceled, 503, "INFO request failed status=503"},
 		{"DeadlineExceeded", "GET", "/api/v1/charge", s.appID, "", expired, 503, "INFO request failed status=503"},
 	} {

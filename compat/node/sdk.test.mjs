@@ -886,7 +886,7 @@ describe('extra: QR image, webhooks, subscriptions, payments, subaccount transfe
     assert.ok(!items(list, 'webhooks').some((x) => x.id === S.webhook.id));
   });
 
-  it('subscription.create (SDK shape: no correlationID/type) and subscription.get by globalID', { ...T, skip: 'not offered by this server yet: subscriptions come in a later issue' }, async () => {
+  it('subscription.create (SDK shape: no correlationID/type) and subscription.get by globalID', T, async () => {
     const res = await sdk.subscription.create({
       customer: { name: `Sub cust ${RUN}`, taxID: CPF, email: `subs-${RUN}@example.com`, phone: '+5511999990003' },
       value: 990,
@@ -901,6 +901,12 @@ describe('extra: QR image, webhooks, subscriptions, payments, subaccount transfe
     const g = await sdk.subscription.get({ id: s.globalID });
     assert.equal(g.subscription.globalID, s.globalID);
     assert.equal(g.subscription.value, 990);
+    assert.equal(g.subscription.frequency, 'MONTHLY');
+    assert.equal(g.subscription.chargeType, 'DYNAMIC');
+    assert.equal(g.subscription.status, 'ACTIVE');
+    assert.ok(nonEmpty(g.subscription.correlationID), 'a generated correlationID');
+    const byCorr = await sdk.subscription.get({ id: g.subscription.correlationID });
+    assert.equal(byCorr.subscription.globalID, s.globalID);
   });
 
   it('payment.create (no `type`) -> CREATED; get; list; approve -> APPROVED, then CONFIRMED; the balance pays it once', T, async (t) => {

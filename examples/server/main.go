@@ -17,7 +17,8 @@
 // Links in the records it returns (a charge's qrCodeImage, paymentLinkUrl) start with
 // -base-url, by default http://<listen address>, so the QR image URLs point at this server.
 // Every -tick (default 5s) it does the work the clock makes due in every company
-// (Service.RunDue): charges past their expiry are recorded EXPIRED, and outgoing orders
+// (Service.RunDue): subscriptions get the charges of their started periods, charges past
+// their expiry are recorded EXPIRED, and outgoing orders
 // (refunds, payments, withdrawals) whose send failed or hung are sent again and those the
 // bank has settled are recorded.
 //

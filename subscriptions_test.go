@@ -1,0 +1,332 @@
+package payments_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/matryer/is"
+
+	"github.com/pixfoundry/payments"
+	"github.com/pixfoundry/payments/store"
+)
+
+func intp(n int) *int { return &n }
+
+var subCustomer = payments.CreateCustomerParams{Name: "Ana", TaxID: "52998224725", Email: "ana@example.com"}
+
+func createSubscription(t testing.TB, svc *payments.Service, p payments.CreateSubscriptionParams) payments.Subscription {
+	t.Helper()
+	if p.Customer == nil {
+		c := subCustomer
+		p.Customer = &c
+	}
+	if p.Value == 0 {
+		p.Value = 990
+	}
+	s, err := svc.CreateSubscription(ctx, p)
+	if err != nil {
+		t.Fatalf("create subscription: %v", err)
+	}
+	return s
+}
+
+// subCharges lists every charge of the subscription, oldest first.
+func subCharges(t *testing.T, svc *payments.Service, corr string) []payments.Charge {
+	t.Helper()
+	cs, page, err := svc.ListCharges(ctx, payments.ChargeFilter{Subscription: corr, ListParams: payments.ListParams{Limit: payments.MaxLimit}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if page.TotalCount != len(cs) {
+		t.Fatalf("total %d, listed %d", page.TotalCount, len(cs))
+	}
+	slices.Reverse(cs)
+	return cs
+}
+
+// periodDays are the period days of the subscription's charges, from their correlationIDs.
+func periodDays(cs []payments.Charge, corr string) []string {
+	var out []string
+	for _, c := range cs {
+		out = append(out, c.CorrelationID[len(corr)+1:])
+	}
+	slices.Sort(out)
+	return out
+}
+
+func TestService_CreateSubscription(t *testing.T) {
+	eachStore(t, func(t *testing.T, e env) {
+		t.Run("OK", func(t *testing.T) {
+			is := is.New(t)
+			s := createSubscription(t, e.svc, payments.CreateSubscriptionParams{Comment: "Plano", AdditionalInfo: []payments.AdditionalInfo{{Key: "plano", Value: "basic"}}})
+			is.True(s.GlobalID != "")                                                 // a globalID
+			is.True(s.CorrelationID != "")                                            // generated when absent
+			is.Equal(s.DayGenerateCharge, 5)                                          // default day
+			is.Equal(s.DayDue, 7)                                                     // default dayDue
+			is.Equal(s.Frequency, payments.FrequencyMonthly)                          // default frequency
+			is.Equal(s.ChargeType, payments.ChargeDynamic)                            // default charge type
+			is.Equal(s.Status, payments.SubscriptionActive)                           // active
+			is.True(s.IsActive)                                                       // active
+			is.Equal(s.Customer.Name, "Ana")                                          // customer linked
+			is.Equal(*s.NextChargeDate, time.Date(2026, 12, 5, 3, 0, 0, 0, time.UTC)) // Dec 5, 00:00 in Brasília
+
+			g, err := e.svc.GetSubscription(ctx, s.GlobalID)
+			is.NoErr(err)
+			is.Equal(g.CorrelationID, s.CorrelationID) // by globalID
+			g, err = e.svc.GetSubscription(ctx, s.CorrelationID)
+			is.NoErr(err)
+			is.Equal(g.GlobalID, s.GlobalID) // by correlationID
+			_, err = e.svc.GetSubscription(ctx, "nope")
+			is.Equal(payments.ErrorCode(err), payments.ENOTFOUND) // unknown id
+
+			s2 := createSubscription(t, e.svc, payments.CreateSubscriptionParams{CorrelationID: "sub-2", Frequency: "annually", DayGenerateCharge: intp(22)})
+			is.Equal(s2.Frequency, payments.FrequencyAnnual)                            // ANNUALLY spelling accepted
+			is.Equal(*s2.NextChargeDate, time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)) // the creation day counts
+			_, err = e.svc.CreateSubscription(ctx, payments.CreateSubscriptionParams{CorrelationID: "sub-2", Value: 1, Customer: &subCustomer})
+			is.Equal(payments.ErrorCode(err), payments.ECONFLICT) // correlationID taken
+			is.Equal(payments.ErrorField(err), "correlationID")   // named
+
+			list, page, err := e.svc.ListSubscriptions(ctx, payments.ListParams{Limit: 1})
+			is.NoErr(err)
+			is.Equal(page.TotalCount, 2)             // both
+			is.True(page.HasNextPage)                // paged
+			is.Equal(list[0].CorrelationID, "sub-2") // newest first
+		})
+		t.Run("ErrInvalid", func(t *testing.T) {
+			for _, tc := range []struct {
+				field string
+				p     payments.CreateSubscriptionParams
+			}{
+				{"dayGenerateCharge", payments.CreateSubscriptionParams{DayGenerateCharge: intp(0)}},
+				{"dayGenerateCharge", payments.CreateSubscriptionParams{DayGenerateCharge: intp(32)}},
+				{"dayDue", payments.CreateSubscriptionParams{DayDue: intp(2)}},
+				{"frequency", payments.CreateSubscriptionParams{Frequency: "DAILY"}},
+				{"chargeType", payments.CreateSubscriptionParams{ChargeType: "STATIC"}},
+				{"value", payments.CreateSubscriptionParams{Value: -1}},
+				{"customer.name", payments.CreateSubscriptionParams{Customer: &payments.CreateCustomerParams{TaxID: "52998224725"}}},
+				{"customer.taxID", payments.CreateSubscriptionParams{Customer: &payments.CreateCustomerParams{Name: "Ana"}}}, // no taxID, email or phone
+			} {
+				t.Run(tc.field, func(t *testing.T) {
+					is := is.New(t)
+					_, before, err := e.svc.ListSubscriptions(ctx, payments.ListParams{})
+					is.NoErr(err)
+					p := tc.p
+					if p.Customer == nil {
+						p.Customer = &subCustomer
+					}
+					if p.Value == 0 {
+						p.Value = 100
+					}
+					_, err = e.svc.CreateSubscription(ctx, p)
+					is.Equal(payments.ErrorCode(err), payments.EINVALID) // bad input
+					is.Equal(payments.ErrorField(err), tc.field)         // names the field
+					_, after, err := e.svc.ListSubscriptions(ctx, payments.ListParams{})
+					is.NoErr(err)
+					is.Equal(after.TotalCount, before.TotalCount) // nothing created
+				})
+			}
+		})
+	})
+}
+
+// TestService_Subscription_MonthEnds runs the pass every day for 17 months and checks each
+// period's charge is generated on its day, clamped to short months (November 2026 too:
+// created on Nov 22, day 31 starts on Nov 30), in common and leap years.
+func TestService_Subscription_MonthEnds(t *testing.T) {
+	want := map[int][]string{
+		31: {"2026-11-30", "2026-12-31", "2027-01-31", "2027-02-28", "2027-03-31", "2027-04-30", "2027-05-31", "2027-06-30",
+			"2027-07-31", "2027-08-31", "2027-09-30", "2027-10-31", "2027-11-30", "2027-12-31", "2028-01-31",
+			"2028-02-29", "2028-03-31", "2028-04-30"},
+		29: {"2026-11-29", "2026-12-29", "2027-01-29", "2027-02-28", "2027-03-29", "2027-04-29", "2027-05-29",
+			"2027-06-29", "2027-07-29", "2027-08-29", "2027-09-29", "2027-10-29", "2027-11-29", "2027-12-29",
+			"2028-01-29", "2028-02-29", "2028-03-29", "2028-04-29"},
+	}
+	eachStore(t, func(t *testing.T, e env) {
+		is := is.New(t)
+		for day := range want {
+			createSubscription(t, e.svc, payments.CreateSubscriptionParams{CorrelationID: fmt.Sprint("day-", day), DayGenerateCharge: intp(day)})
+		}
+		end := time.Date(2028, 5, 1, 0, 0, 0, 0, time.UTC)
+		for e.clock.Now().Before(end) {
+			is.NoErr(e.svc.RunDue(ctx))
+			e.clock.Advance(24 * time.Hour)
+		}
+		for day, days := range want {
+			corr := fmt.Sprint("day-", day)
+			cs := subCharges(t, e.svc, corr)
+			is.Equal(periodDays(cs, corr), days) // each period once, on its (clamped) day
+			for _, c := range cs {
+				is.Equal(c.CreatedAt.In(time.FixedZone("BRT", -3*3600)).Format(time.DateOnly), c.CorrelationID[len(corr)+1:]) // generated on the period's day
+			}
+		}
+	})
+}
+
+// TestService_Subscription_Outage: after 13 months without a pass, one pass generates the
+// 13 monthly charges, each once, linked and expiring dayDue days later.
+func TestService_Subscription_Outage(t *testing.T) {
+	eachStore(t, func(t *testing.T, e env) {
+		is := is.New(t)
+		s := createSubscription(t, e.svc, payments.CreateSubscriptionParams{CorrelationID: "gym", Value: 9900, DayDue: intp(10), Comment: "Academia"})
+		e.clock.Advance(24 * time.Hour)
+		is.NoErr(e.svc.RunDue(ctx))
+		is.Equal(len(subCharges(t, e.svc, "gym")), 0) // nothing before the first period
+
+		e.clock.Set(time.Date(2027, 12, 22, 12, 0, 0, 0, time.UTC))
+		is.NoErr(e.svc.RunDue(ctx))
+		cs := subCharges(t, e.svc, "gym")
+		is.Equal(len(cs), 13) // Dec 5 2026 .. Dec 5 2027
+		is.Equal(periodDays(cs, "gym")[0], "2026-12-05")
+		is.Equal(periodDays(cs, "gym")[12], "2027-12-05")
+		for _, c := range cs {
+			is.Equal(c.Subscription, "gym")                                   // linked
+			is.Equal(c.Value, int64(9900))                                    // the subscription's value
+			is.Equal(c.Comment, "Academia")                                   // and comment
+			is.Equal(c.Customer.TaxID.TaxID, "52998224725")                   // and customer
+			is.Equal(c.ExpiresDate, e.clock.Now().UTC().Add(10*24*time.Hour)) // dayDue days after generation
+			is.Equal(c.Status, payments.ChargeActive)                         // payable
+		}
+		is.Equal(countEvents(t, e.svc, payments.EventChargeCreated), 13)
+
+		is.NoErr(e.svc.RunDue(ctx))
+		is.Equal(len(subCharges(t, e.svc, "gym")), 13) // a second pass adds nothing
+		g, err := e.svc.GetSubscription(ctx, s.GlobalID)
+		is.NoErr(err)
+		is.Equal(*g.NextChargeDate, time.Date(2028, 1, 5, 3, 0, 0, 0, time.UTC)) // next period
+
+		e.clock.Advance(10 * 24 * time.Hour)
+		is.NoErr(e.svc.RunDue(ctx))
+		is.Equal(countEvents(t, e.svc, payments.EventChargeExpired), 13) // all expired, once
+		is.Equal(len(subCharges(t, e.svc, "gym")), 13)                   // Jan 5 is not due yet
+		is.NoErr(e.svc.RunDue(ctx))
+		is.Equal(countEvents(t, e.svc, payments.EventChargeExpired), 13) // nothing twice
+	})
+}
+
+func TestService_Subscription_Frequencies(t *testing.T) {
+	eachStore(t, func(t *testing.T, e env) {
+		is := is.New(t)
+		for _, f := range []string{"WEEKLY", "MONTHLY", "BIMONTHLY", "TRIMONTHLY", "SEMIANNUALY", "SEMIANNUALLY", "ANNUALY"} {
+			createSubscription(t, e.svc, payments.CreateSubscriptionParams{CorrelationID: f, Frequency: f, DayGenerateCharge: intp(22)})
+		}
+		e.clock.Set(time.Date(2027, 11, 21, 12, 0, 0, 0, time.UTC)) // a day short of a year
+		is.NoErr(e.svc.RunDue(ctx))
+		for f, n := range map[string]int{"WEEKLY": 53, "MONTHLY": 12, "BIMONTHLY": 6, "TRIMONTHLY": 4, "SEMIANNUALY": 2, "SEMIANNUALLY": 2, "ANNUALY": 1} {
+			is.Equal(len(subCharges(t, e.svc, f)), n) // periods started in the year, from the creation day
+		}
+		w := periodDays(subCharges(t, e.svc, "WEEKLY"), "WEEKLY")
+		is.Equal(w[:3], []string{"2026-11-22", "2026-11-29", "2026-12-06"}) // every 7 days from creation
+	})
+}
+
+func TestService_Subscription_Overdue(t *testing.T) {
+	eachStore(t, func(t *testing.T, e env) {
+		is := is.New(t)
+		createSubscription(t, e.svc, payments.CreateSubscriptionParams{CorrelationID: "o", ChargeType: payments.ChargeOverdue, DayDue: intp(5), DayGenerateCharge: intp(22)})
+		is.NoErr(e.svc.RunDue(ctx))
+		cs := subCharges(t, e.svc, "o")
+		is.Equal(len(cs), 1)                                // created on its generation day
+		is.Equal(cs[0].Type, payments.ChargeOverdue)        // OVERDUE
+		is.Equal(*cs[0].DueDate, t0.Add(5*24*time.Hour))    // due in dayDue days
+		is.Equal(cs[0].ExpiresDate, t0.Add(6*24*time.Hour)) // and payable through that day
+	})
+}
+
+func TestService_CancelSubscription(t *testing.T) {
+	eachStore(t, func(t *testing.T, e env) {
+		is := is.New(t)
+		s := createSubscription(t, e.svc, payments.CreateSubscriptionParams{CorrelationID: "c", DayGenerateCharge: intp(22)})
+		is.NoErr(e.svc.RunDue(ctx))
+		is.Equal(len(subCharges(t, e.svc, "c")), 1) // today's period
+		c, err := e.svc.CancelSubscription(ctx, s.GlobalID)
+		is.NoErr(err)
+		is.Equal(c.Status, payments.SubscriptionCanceled) // canceled
+		is.True(!c.IsActive)                              // inactive
+		is.True(c.NextChargeDate == nil)                  // no next charge
+		_, err = e.svc.CancelSubscription(ctx, "c")
+		is.NoErr(err) // again: no change
+		e.clock.Set(e.clock.Now().AddDate(1, 0, 0))
+		is.NoErr(e.svc.RunDue(ctx))
+		is.Equal(len(subCharges(t, e.svc, "c")), 1) // nothing generated after cancel
+		_, err = e.svc.CancelSubscription(ctx, "nope")
+		is.Equal(payments.ErrorCode(err), payments.ENOTFOUND)
+	})
+}
+
+// TestService_RunDue_Overlap runs two passes at once over many due subscriptions.
+func TestService_RunDue_Overlap(t *testing.T) {
+	eachStore(t, func(t *testing.T, e env) {
+		is := is.New(t)
+		const n = 150
+		for i := range n {
+			createSubscription(t, e.svc, payments.CreateSubscriptionParams{CorrelationID: fmt.Sprint("s", i)})
+		}
+		e.clock.Set(e.clock.Now().AddDate(0, 3, 0)) // Dec 5, Jan 5, Feb 5
+		var wg sync.WaitGroup
+		errs := make([]error, 2)
+		for i := range errs {
+			wg.Go(func() { errs[i] = e.svc.RunDue(ctx) })
+		}
+		wg.Wait()
+		is.NoErr(errs[0])
+		is.NoErr(errs[1])
+		_, page, err := e.svc.ListCharges(ctx, payments.ChargeFilter{})
+		is.NoErr(err)
+		is.Equal(page.TotalCount, 3*n) // each period once
+		is.Equal(countEvents(t, e.svc, payments.EventChargeCreated), 3*n)
+	})
+}
+
+// failingStore fails every Update once armed, as a process that dies would stop writing.
+type failingStore struct {
+	store.Store
+	fail  atomic.Bool
+	after atomic.Int64 // Updates that still succeed once armed
+}
+
+var errCrash = errors.New("crash")
+
+func (s *failingStore) Update(ctx context.Context, fn func(store.Tx) error) error {
+	if s.fail.Load() && s.after.Add(-1) < 0 {
+		return errCrash
+	}
+	return s.Store.Update(ctx, fn)
+}
+
+// TestService_RunDue_Crash: a pass that stops half way leaves whole periods, and a later
+// pass generates the rest, each once.
+func TestService_RunDue_Crash(t *testing.T) {
+	for _, st := range stores {
+		t.Run(st.name, func(t *testing.T) {
+			is := is.New(t)
+			fs := &failingStore{Store: st.open(t)}
+			e := newEnv(t, fs)
+			const n = 250
+			for i := range n {
+				createSubscription(t, e.svc, payments.CreateSubscriptionParams{CorrelationID: fmt.Sprint("s", i)})
+			}
+			e.clock.Set(e.clock.Now().AddDate(0, 2, 0))
+			fs.after.Store(1) // the first page commits, then every write fails
+			fs.fail.Store(true)
+			is.True(e.svc.RunDue(ctx) != nil) // the pass fails
+			_, page, err := e.svc.ListCharges(ctx, payments.ChargeFilter{})
+			is.NoErr(err)
+			is.Equal(page.TotalCount, 2*100) // the first page's subscriptions, both periods
+
+			fs.fail.Store(false)
+			is.NoErr(e.svc.RunDue(ctx))
+			_, page, err = e.svc.ListCharges(ctx, payments.ChargeFilter{})
+			is.NoErr(err)
+			is.Equal(page.TotalCount, 2*n) // the rest, each period once
+			for _, i := range []int{0, 99, 100, 249} {
+				is.Equal(len(subCharges(t, e.svc, fmt.Sprint("s", i))), 2)
+			}
+		})
+	}
+}
