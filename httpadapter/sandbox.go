@@ -108,7 +108,9 @@ type clockBody struct {
 }
 
 func clockAnswer(now time.Time) clockBody {
-	return clockBody{Now: now.UTC().Format(time.RFC3339Nano)}
+	// At millisecond precision, as the Service stamps every record: a record made right
+	// after this answer is never earlier than it.
+	return clockBody{Now: now.UTC().Truncate(time.Millisecond).Format(time.RFC3339Nano)}
 }
 
 // handleSandboxClockGet: GET /<vendor>/testing/clock → 200 {now}, the server's time.
