@@ -187,56 +187,10 @@ func (t *txn) expireDue(id string) error {
 	return t.emitCharge(EventChargeExpired, c)
 }
 
-// migrationDue1 marks that the ACTIVE charges of a version without the due queue have
-// their entries.
-const migrationDue1 = "due-1"
-
 // migrateDue gives every ACTIVE charge of every company its due-queue entry, once per
-// database: charges created by a version without the due queue have none. A marker in
-// the system space says it is done; a new database gets it at once.
+// database (see migrateOnce): charges created by a version without the due queue have none.
 func (s *Service) migrateDue(ctx context.Context) error {
-	done := false
-	err := s.view(ctx, func(t *txn) error {
-		_, err := t.tx.Get(collMigrations, systemSpace, migrationDue1)
-		done, err = found(storeErr(err, "migration"))
-		return err
-	})
-	if err != nil || done {
-		return err
-	}
-	for skip := 0; ; skip += duePage {
-		var ids []string
-		err := s.view(ctx, func(t *txn) error {
-			ids = nil
-			page, err := t.tx.List(collCompanies, systemSpace, store.Query{Index: indexAll, Skip: skip, Limit: duePage})
-			if err != nil {
-				return internal(err)
-			}
-			for _, r := range page.Records {
-				ids = append(ids, r.ID)
-			}
-			return nil
-		})
-		if err != nil {
-			return err
-		}
-		for _, id := range ids {
-			co := &Service{core: s.core, company: id}
-			if err := co.scheduleActiveCharges(ctx); err != nil {
-				return err
-			}
-		}
-		if len(ids) < duePage {
-			break
-		}
-	}
-	return s.update(ctx, func(t *txn) error {
-		err := t.tx.Insert(collMigrations, systemSpace, store.Record{ID: migrationDue1, Data: []byte(`{}`)})
-		if errors.Is(err, store.ErrConflict) {
-			return nil // another process did it
-		}
-		return storeErr(err, "migration")
-	})
+	return s.migrateOnce(ctx, migrationDue1, func(co *Service) error { return co.scheduleActiveCharges(ctx) })
 }
 
 // scheduleActiveCharges puts every ACTIVE charge of the company in the due queue at its

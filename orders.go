@@ -442,56 +442,11 @@ func (s *Service) companyOrders(ctx context.Context, keep func(order) bool) (int
 	}
 }
 
-// collMigrations (system space) records the data migrations done on a database.
-const (
-	collMigrations   = "migrations"
-	migrationOrders1 = "orders-1" // refunds IN_PROCESSING from before the order machine get orders
-)
-
 // migrateOrders gives every refund left IN_PROCESSING by a version without the order
-// machine its order, in every company, once per database: a marker in the system space
-// says it is done. A new database gets the marker at once.
+// machine its order, in every company, once per database (see migrateOnce).
 func (s *Service) migrateOrders(ctx context.Context) error {
-	done := false
-	err := s.view(ctx, func(t *txn) error {
-		_, err := t.tx.Get(collMigrations, systemSpace, migrationOrders1)
-		done, err = found(storeErr(err, "migration"))
+	return s.migrateOnce(ctx, migrationOrders1, func(co *Service) error {
+		_, err := co.adoptRefunds(ctx)
 		return err
-	})
-	if err != nil || done {
-		return err
-	}
-	for skip := 0; ; skip += duePage {
-		var ids []string
-		err := s.view(ctx, func(t *txn) error {
-			ids = nil
-			page, err := t.tx.List(collCompanies, systemSpace, store.Query{Index: indexAll, Skip: skip, Limit: duePage})
-			if err != nil {
-				return internal(err)
-			}
-			for _, r := range page.Records {
-				ids = append(ids, r.ID)
-			}
-			return nil
-		})
-		if err != nil {
-			return err
-		}
-		for _, id := range ids {
-			co := &Service{core: s.core, company: id}
-			if _, err := co.adoptRefunds(ctx); err != nil {
-				return err
-			}
-		}
-		if len(ids) < duePage {
-			break
-		}
-	}
-	return s.update(ctx, func(t *txn) error {
-		err := t.tx.Insert(collMigrations, systemSpace, store.Record{ID: migrationOrders1, Data: []byte(`{}`)})
-		if errors.Is(err, store.ErrConflict) {
-			return nil // another process did it
-		}
-		return storeErr(err, "migration")
 	})
 }
