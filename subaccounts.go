@@ -149,26 +149,9 @@ func (t *txn) subaccount(field, key string) (Subaccount, error) {
 // correlationID already used, it returns that first transfer and moves nothing; if the
 // retry asks for a different transfer, that is a conflict on correlationID.
 func (s *Service) TransferBetweenSubaccounts(ctx context.Context, p SubaccountTransferParams) (SubaccountTransfer, error) {
-	if err := checkCentavos("value", p.Value, false); err != nil {
-		return SubaccountTransfer{}, err
-	}
-	from, _, err := parsePixKey("fromPixKey", p.FromPixKey, p.FromPixKeyType)
+	from, to, cid, err := s.transferEnds("subaccount", p.Value, p.FromPixKey, p.FromPixKeyType, p.ToPixKey, p.ToPixKeyType, p.CorrelationID)
 	if err != nil {
 		return SubaccountTransfer{}, err
-	}
-	to, _, err := parsePixKey("toPixKey", p.ToPixKey, p.ToPixKeyType)
-	if err != nil {
-		return SubaccountTransfer{}, err
-	}
-	if from == to {
-		return SubaccountTransfer{}, invalid("toPixKey", "toPixKey must differ from fromPixKey")
-	}
-	cid, err := cleanCorrelationID("correlationID", p.CorrelationID, false)
-	if err != nil {
-		return SubaccountTransfer{}, err
-	}
-	if cid == "" {
-		cid = s.core.ids.uuid()
 	}
 	var tr SubaccountTransfer
 	err = s.update(ctx, func(t *txn) error {

@@ -48,26 +48,9 @@ type Transfer struct {
 // the retry asks for a different transfer (value or keys), that is a conflict on
 // correlationID. A refused transfer does not use up its correlationID.
 func (s *Service) TransferBetweenAccounts(ctx context.Context, p CreateTransferParams) (Transfer, error) {
-	if err := checkCentavos("value", p.Value, false); err != nil {
-		return Transfer{}, err
-	}
-	from, _, err := parsePixKey("fromPixKey", p.FromPixKey, p.FromPixKeyType)
+	from, to, cid, err := s.transferEnds("account", p.Value, p.FromPixKey, p.FromPixKeyType, p.ToPixKey, p.ToPixKeyType, p.CorrelationID)
 	if err != nil {
 		return Transfer{}, err
-	}
-	to, _, err := parsePixKey("toPixKey", p.ToPixKey, p.ToPixKeyType)
-	if err != nil {
-		return Transfer{}, err
-	}
-	if from == to {
-		return Transfer{}, invalid("toPixKey", "toPixKey must name another account than fromPixKey")
-	}
-	cid, err := cleanCorrelationID("correlationID", p.CorrelationID, false)
-	if err != nil {
-		return Transfer{}, err
-	}
-	if cid == "" {
-		cid = s.core.ids.uuid()
 	}
 	var tr Transfer
 	err = s.update(ctx, func(t *txn) error {
@@ -121,4 +104,30 @@ func (s *Service) GetTransfer(ctx context.Context, correlationID string) (Transf
 		return err
 	})
 	return tr, err
+}
+
+// transferEnds checks what a transfer between two of the company's books (accounts, or
+// subaccounts: noun) takes: a value in centavos, two different Pix keys (of the given
+// types, or detected when empty) and an optional correlationID, a new one from the id
+// source when empty. It returns the canonical keys and the correlationID.
+func (s *Service) transferEnds(noun string, value int64, fromKey, fromType, toKey, toType, correlationID string) (from, to, cid string, err error) {
+	if err := checkCentavos("value", value, false); err != nil {
+		return "", "", "", err
+	}
+	if from, _, err = parsePixKey("fromPixKey", fromKey, fromType); err != nil {
+		return "", "", "", err
+	}
+	if to, _, err = parsePixKey("toPixKey", toKey, toType); err != nil {
+		return "", "", "", err
+	}
+	if from == to {
+		return "", "", "", invalid("toPixKey", "toPixKey must name another %s than fromPixKey", noun)
+	}
+	if cid, err = cleanCorrelationID("correlationID", correlationID, false); err != nil {
+		return "", "", "", err
+	}
+	if cid == "" {
+		cid = s.core.ids.uuid()
+	}
+	return from, to, cid, nil
 }
