@@ -157,6 +157,9 @@ func (s *Service) deliverWebhook(ctx context.Context, id string) error {
 		start := time.Now()
 		res, sendErr := s.sendWebhook(ctx, w.Webhook, webhookMessageID(w.ID, ev.Seq), ev.Data)
 		took := time.Since(start)
+		if ctx.Err() != nil {
+			return nil // stopping: not recorded, so sent again by the next pass
+		}
 		delivered, err := s.recordWebhookAttempt(ctx, id, ev, res, sendErr, took)
 		if err != nil || !delivered {
 			return err
@@ -290,7 +293,7 @@ func (s *Service) sendWebhook(ctx context.Context, w Webhook, msgID string, body
 	if err != nil {
 		return WebhookResponse{}, err
 	}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.core.webhooks.timeout)
+	ctx, cancel := context.WithTimeout(ctx, s.core.webhooks.timeout)
 	defer cancel()
 	return s.core.webhooks.sender.SendWebhook(ctx, WebhookRequest{URL: w.URL, Header: h, Body: body})
 }

@@ -129,7 +129,7 @@ type config struct {
 	addr, db, baseURL, vendor          string
 	pixKey, merchantName, merchantCity string
 	sandbox, newApp                    bool
-	tick                               time.Duration
+	tick, webhookTimeout               time.Duration
 }
 
 // parseFlags parses and checks the command line, before anything is opened or written.
@@ -152,6 +152,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.BoolVar(&c.sandbox, "sandbox", true, "serve the sandbox routes (simulated payments)")
 	fs.BoolVar(&c.newApp, "new-app", false, "create a new application and print its App ID")
 	fs.DurationVar(&c.tick, "tick", defaultTick, "how often to expire charges and re-send or settle outgoing orders (0 turns it off)")
+	fs.DurationVar(&c.webhookTimeout, "webhook-timeout", payments.DefaultWebhookTimeout, "how long one webhook delivery may take")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return c, err
@@ -208,6 +209,9 @@ func (c config) check() error {
 		if !utf8.ValidString(f.value) || strings.IndexFunc(f.value, unicode.IsControl) >= 0 {
 			return badFlag("%s must be text without control characters", f.name)
 		}
+	}
+	if c.webhookTimeout <= 0 {
+		return badFlag("-webhook-timeout must be positive, got %v", c.webhookTimeout)
 	}
 	if c.tick < 0 {
 		return badFlag("-tick must not be negative, got %v (0 turns the periodic work off)", c.tick)
@@ -267,6 +271,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 		Logger:    log,
 		Vendor:    cfg.vendor,
 		PublicURL: baseURL,
+		// Webhooks are POSTed over HTTP; the sandbox may deliver to receivers on this
+		// machine or its network, production only to public addresses.
+		WebhookSender:  httpadapter.NewWebhookSender(httpadapter.WebhookSenderOptions{AllowPrivate: cfg.sandbox}),
+		WebhookTimeout: cfg.webhookTimeout,
 		DefaultCompany: payments.CompanyParams{
 			Name: cfg.merchantName, PixKey: cfg.pixKey, MerchantName: cfg.merchantName, MerchantCity: cfg.merchantCity,
 		},
@@ -295,9 +303,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 		defer close(dueDone)
 		runDue(dueCtx, svc, cfg.tick, log)
 	}()
+	hooksDone := make(chan struct{})
+	go func() {
+		defer close(hooksDone)
+		runWebhooks(dueCtx, svc, log)
+	}()
 	defer func() {
 		stopDue()
 		<-dueDone
+		<-hooksDone
 	}()
 
 	srv := &http.Server{
@@ -339,6 +353,28 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 	}
 	log.Info("stopped")
 	return nil
+}
+
+// webhookPoll is how often the webhook worker looks for due retries when no commit woke it.
+const webhookPoll = time.Second
+
+// runWebhooks delivers webhooks until ctx is done: at once, whenever a commit queued an
+// event for a webhook (svc.WebhookWakeups), and every webhookPoll for retries that became
+// due. A delivery cut short by the stop is not recorded and goes again after a restart.
+func runWebhooks(ctx context.Context, svc *payments.Service, log *slog.Logger) {
+	t := time.NewTicker(webhookPoll)
+	defer t.Stop()
+	for {
+		if err := svc.RunWebhooks(ctx); err != nil && ctx.Err() == nil {
+			log.Error("delivering webhooks", "err", err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-svc.WebhookWakeups():
+		case <-t.C:
+		}
+	}
 }
 
 // runDue calls svc.RunDue at once and then every tick until ctx is done; tick 0 does
