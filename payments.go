@@ -55,6 +55,9 @@ type Options struct {
 	// WebhookTimeout bounds one delivery attempt (and the test call on create); default
 	// DefaultWebhookTimeout.
 	WebhookTimeout time.Duration
+	// Mailer sends the e-mails of webhooks whose action is e-mail; default a *MemoryMailer
+	// that records them (and logs each to Logger) without sending. SMTPMailer sends.
+	Mailer Mailer
 	// WebhookConcurrency is how many webhooks a delivery pass serves at once; default
 	// DefaultWebhookConcurrency.
 	WebhookConcurrency int

@@ -28,6 +28,7 @@ import (
 // webhookCore is the delivery machinery all companies' Services share.
 type webhookCore struct {
 	sender      WebhookSender
+	mailer      Mailer
 	attempts    int
 	timeout     time.Duration
 	concurrency int
@@ -40,7 +41,10 @@ type webhookCore struct {
 
 func newWebhookCore(opts Options) *webhookCore {
 	w := &webhookCore{sender: opts.WebhookSender, attempts: opts.WebhookAttempts, timeout: opts.WebhookTimeout,
-		concurrency: opts.WebhookConcurrency, busy: map[string]bool{}, wakeups: make(chan struct{}, 1)}
+		concurrency: opts.WebhookConcurrency, busy: map[string]bool{}, wakeups: make(chan struct{}, 1), mailer: opts.Mailer}
+	if w.mailer == nil {
+		w.mailer = &MemoryMailer{Logger: opts.Logger}
+	}
 	if w.attempts <= 0 {
 		w.attempts = DefaultWebhookAttempts
 	}
@@ -72,9 +76,6 @@ func (s *Service) WebhookWakeups() <-chan struct{} { return s.core.webhooks.wake
 // error; receivers' failures are recorded as attempts, not returned.
 func (s *Service) RunWebhooks(ctx context.Context) error {
 	wc := s.core.webhooks
-	if wc.sender == nil {
-		return nil
-	}
 	to := sortTime(s.now()) + "~"
 	from := ""
 	sem := make(chan struct{}, wc.concurrency)
@@ -154,18 +155,44 @@ func (s *Service) deliverWebhook(ctx context.Context, id string) error {
 		if err != nil || !ok {
 			return err
 		}
+		if w.URL != "" && s.core.webhooks.sender == nil {
+			return nil // opened without a sender: it waits, queued, for a Service that has one
+		}
 		start := time.Now()
-		res, sendErr := s.sendWebhook(ctx, w.Webhook, webhookMessageID(w.ID, ev.Seq), ev.Data)
+		var res WebhookResponse
+		var failure string
+		if w.URL == "" {
+			if err := s.mailWebhook(ctx, w.Webhook, ev); err != nil {
+				failure = err.Error()
+			}
+		} else {
+			var err error
+			res, err = s.sendWebhook(ctx, w.Webhook, webhookMessageID(w.ID, ev.Seq), ev.Data)
+			switch {
+			case err != nil:
+				failure, res.Status = err.Error(), 0
+			case res.Status < 200 || res.Status > 299:
+				failure = fmt.Sprintf("HTTP %d", res.Status)
+			}
+		}
 		took := time.Since(start)
 		if ctx.Err() != nil {
 			return nil // stopping: not recorded, so sent again by the next pass
 		}
-		delivered, err := s.recordWebhookAttempt(ctx, id, ev, res, sendErr, took)
+		delivered, err := s.recordWebhookAttempt(ctx, id, ev, res, failure, took)
 		if err != nil || !delivered {
 			return err
 		}
 	}
 	return nil
+}
+
+// mailWebhook sends ev to the webhook's e-mail address through the Mailer, bounded by the
+// per-attempt timeout.
+func (s *Service) mailWebhook(ctx context.Context, w Webhook, ev Event) error {
+	ctx, cancel := context.WithTimeout(ctx, s.core.webhooks.timeout)
+	defer cancel()
+	return s.core.webhooks.mailer.SendMail(ctx, MailMessage{To: w.Email, Subject: ev.Name, Body: ev.Data})
 }
 
 // webhookMessageID is the webhook-id header: the same on every attempt of one event to one
@@ -230,7 +257,8 @@ func (s *Service) claimWebhookEvent(ctx context.Context, id string) (webhookReco
 
 // recordWebhookAttempt records the outcome of sending ev and moves the webhook on:
 // delivered (the cursor passes it), retried later, given up, or the webhook disabled (410).
-func (s *Service) recordWebhookAttempt(ctx context.Context, id string, ev Event, res WebhookResponse, sendErr error, took time.Duration) (bool, error) {
+// failure is empty when the receiver took it (a 2xx, or the Mailer accepted the e-mail).
+func (s *Service) recordWebhookAttempt(ctx context.Context, id string, ev Event, res WebhookResponse, failure string, took time.Duration) (bool, error) {
 	var delivered bool
 	err := s.update(ctx, func(t *txn) error {
 		delivered = false
@@ -241,12 +269,7 @@ func (s *Service) recordWebhookAttempt(ctx context.Context, id string, ev Event,
 		if rec.Cursor >= ev.Seq {
 			return nil // another pass recorded it
 		}
-		a := WebhookAttempt{WebhookID: id, Seq: ev.Seq, Event: ev.Name, Attempt: rec.Failures + 1, Time: t.now, Status: res.Status, Duration: took}
-		if sendErr != nil {
-			a.Error = sendErr.Error()
-		} else if res.Status < 200 || res.Status > 299 {
-			a.Error = fmt.Sprintf("HTTP %d", res.Status)
-		}
+		a := WebhookAttempt{WebhookID: id, Seq: ev.Seq, Event: ev.Name, Attempt: rec.Failures + 1, Time: t.now, Status: res.Status, Duration: took, Error: failure}
 		switch {
 		case a.Error == "":
 			a.Outcome, delivered = "delivered", true
@@ -285,6 +308,9 @@ func webhookBackoff(n int, retryAfter time.Duration) time.Duration {
 
 // sendWebhook signs body for w and sends it, bounded by the per-attempt timeout.
 func (s *Service) sendWebhook(ctx context.Context, w Webhook, msgID string, body []byte) (WebhookResponse, error) {
+	if s.core.webhooks.sender == nil {
+		return WebhookResponse{}, errors.New("no WebhookSender configured")
+	}
 	key, err := s.webhookKey(ctx)
 	if err != nil {
 		return WebhookResponse{}, err

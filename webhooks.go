@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"net/http"
+	"net/mail"
 	"net/url"
 	"strings"
 	"time"
@@ -86,6 +87,7 @@ type Webhook struct {
 	Name          string    `json:"name"`
 	Event         string    `json:"event"`
 	URL           string    `json:"url"`
+	Email         string    `json:"email,omitempty"` // the e-mail action: events are mailed here instead of POSTed
 	Authorization string    `json:"authorization"`
 	IsActive      bool      `json:"isActive"`
 	HMACSecretKey string    `json:"hmacSecretKey"` // "whsec_" + base64 of 24 random bytes
@@ -110,7 +112,7 @@ type WebhookAttempt struct {
 	Event     string        `json:"event"`
 	Attempt   int           `json:"attempt"` // 1 for the first try
 	Time      time.Time     `json:"time"`
-	Status    int           `json:"status"` // the receiver's status, 0 when it did not answer
+	Status    int           `json:"status"` // the receiver's HTTP status; 0 when it did not answer, and for e-mail
 	Duration  time.Duration `json:"duration"`
 	Error     string        `json:"error,omitempty"`
 	Outcome   string        `json:"outcome"` // "delivered", "retry", "gave_up", "disabled"
@@ -121,6 +123,7 @@ type CreateWebhookParams struct {
 	Name          string
 	Event         string // a name of EventCatalog; default the TRANSACTION_RECEIVED event
 	URL           string
+	Email         string // instead of URL: the e-mail action (Options.Mailer)
 	Authorization string
 	IsActive      *bool // default true
 }
@@ -148,11 +151,21 @@ func (p CreateWebhookParams) check(s *Service) (CreateWebhookParams, error) {
 	if p.URL, err = cleanString("url", p.URL, maxWebhookURL); err != nil {
 		return p, err
 	}
-	u, perr := url.Parse(p.URL)
-	if p.URL == "" {
+	if p.Email, err = cleanString("email", p.Email, 254); err != nil {
+		return p, err
+	}
+	switch {
+	case p.URL != "" && p.Email != "":
+		return p, invalid("email", "a webhook has a url (call an API) or an email (send an e-mail), not both")
+	case p.Email != "":
+		if a, err := mail.ParseAddress(p.Email); err != nil || a.Address != p.Email {
+			return p, invalid("email", "email must be an e-mail address")
+		}
+	case p.URL == "":
 		return p, invalid("url", "url is required")
 	}
-	if perr != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
+	u, perr := url.Parse(p.URL)
+	if p.Email == "" && (perr != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil) {
 		return p, invalid("url", "url must be an absolute http or https URL without credentials")
 	}
 	p.Event = strings.TrimSpace(p.Event)
@@ -178,24 +191,15 @@ func (s *Service) CreateWebhook(ctx context.Context, p CreateWebhookParams) (Web
 	if err != nil {
 		return Webhook{}, err
 	}
-	if s.core.webhooks.sender == nil {
+	if s.core.webhooks.sender == nil && p.Email == "" {
 		return Webhook{}, &Error{Code: ENOTIMPLEMENTED, Message: "webhook delivery is not configured (Options.WebhookSender)"}
 	}
 	secret := make([]byte, 24)
 	s.core.ids.read(secret)
-	w := Webhook{Name: p.Name, Event: p.Event, URL: p.URL, Authorization: p.Authorization, IsActive: p.IsActive == nil || *p.IsActive,
+	w := Webhook{Name: p.Name, Event: p.Event, URL: p.URL, Email: p.Email, Authorization: p.Authorization, IsActive: p.IsActive == nil || *p.IsActive,
 		HMACSecretKey: "whsec_" + base64.StdEncoding.EncodeToString(secret)}
-	now := s.now()
-	body, err := jsonBody(map[string]any{"data_criacao": now, "evento": "teste_webhook", "event": p.Event})
-	if err != nil {
-		return Webhook{}, internal(err)
-	}
-	res, err := s.sendWebhook(ctx, w, "test_"+s.core.ids.hex32(), body)
-	switch {
-	case err != nil:
-		return Webhook{}, invalid("url", "the url did not answer the test call: %s", err.Error())
-	case res.Status < 200 || res.Status > 299:
-		return Webhook{}, invalid("url", "the url answered the test call with HTTP %d, not 2xx", res.Status)
+	if err := s.testWebhook(ctx, w); err != nil {
+		return Webhook{}, err
 	}
 	err = s.update(ctx, func(t *txn) error {
 		rec := webhookRecord{Webhook: w}
@@ -213,6 +217,26 @@ func (s *Service) CreateWebhook(ctx context.Context, p CreateWebhookParams) (Web
 		return nil
 	})
 	return w, err
+}
+
+// testWebhook makes the test call of a new webhook with a URL: a 2xx within the timeout,
+// or an EINVALID error naming url and what happened. An e-mail webhook has none.
+func (s *Service) testWebhook(ctx context.Context, w Webhook) error {
+	if w.URL == "" {
+		return nil
+	}
+	body, err := jsonBody(map[string]any{"data_criacao": s.now(), "evento": "teste_webhook", "event": w.Event})
+	if err != nil {
+		return internal(err)
+	}
+	res, err := s.sendWebhook(ctx, w, "test_"+s.core.ids.hex32(), body)
+	switch {
+	case err != nil:
+		return invalid("url", "the url did not answer the test call: %s", err.Error())
+	case res.Status < 200 || res.Status > 299:
+		return invalid("url", "the url answered the test call with HTTP %d, not 2xx", res.Status)
+	}
+	return nil
 }
 
 // lastSeq is the number of the company's last event, 0 when it has none.

@@ -351,3 +351,31 @@ func TestService_WebhookNoSender(t *testing.T) {
 	_, err := e.svc.CreateWebhook(ctx, payments.CreateWebhookParams{URL: "https://x.example/"})
 	is.Equal(payments.ErrorCode(err), payments.ENOTIMPLEMENTED) // said plainly
 }
+
+// TestService_WebhookEmail: the e-mail action mails each event through the Mailer (a
+// MemoryMailer records them), without a sender or a test call.
+func TestService_WebhookEmail(t *testing.T) {
+	for _, st := range stores {
+		t.Run(st.name, func(t *testing.T) {
+			is := is.New(t)
+			mailer := &payments.MemoryMailer{}
+			clock := payments.NewManualClock(t0)
+			svc, err := payments.New(st.open(t), payments.Options{Clock: clock, Mailer: mailer})
+			is.NoErr(err)
+			w, err := svc.CreateWebhook(ctx, payments.CreateWebhookParams{Email: "ops@loja.example.com", Event: svc.EventName(payments.EventChargeCreated)})
+			is.NoErr(err)
+			is.Equal(w.Email, "ops@loja.example.com")
+			newCharge(t, svc, "c1")
+			is.NoErr(svc.RunDue(ctx))
+			msgs := mailer.Messages()
+			is.Equal(len(msgs), 1) // the event, mailed
+			is.Equal(msgs[0].To, "ops@loja.example.com")
+			is.Equal(msgs[0].Subject, "OPENPIX:CHARGE_CREATED")
+			is.True(strings.Contains(string(msgs[0].Body), `"c1"`)) // the payload as the body
+			for _, p := range []payments.CreateWebhookParams{{Email: "not an address"}, {Email: "a@b.example", URL: "https://x.example/"}} {
+				_, err := svc.CreateWebhook(ctx, p)
+				is.Equal(payments.ErrorCode(err), payments.EINVALID) // a valid address, and not both actions
+			}
+		})
+	}
+}

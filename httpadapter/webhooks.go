@@ -32,6 +32,7 @@ type webhookFields struct {
 	Name          string `json:"name"`
 	Event         string `json:"event"`
 	URL           string `json:"url"`
+	Email         string `json:"email"` // the e-mail action, instead of url (an extension)
 	Authorization string `json:"authorization"`
 	IsActive      *bool  `json:"isActive"`
 }
@@ -50,7 +51,7 @@ func handleWebhookCreate(log *slog.Logger) http.Handler {
 			f = *body.Webhook
 		}
 		wh, err := company(r).CreateWebhook(r.Context(), payments.CreateWebhookParams{
-			Name: f.Name, Event: f.Event, URL: f.URL, Authorization: f.Authorization, IsActive: f.IsActive})
+			Name: f.Name, Event: f.Event, URL: f.URL, Email: f.Email, Authorization: f.Authorization, IsActive: f.IsActive})
 		if err != nil {
 			writeError(w, r, log, err)
 			return
