@@ -2,6 +2,7 @@ package payments_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -378,4 +379,62 @@ func TestService_WebhookEmail(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestService_ResendWebhookEvent: a given-up event is sent again on request, with its
+// webhook-id, and the resend recorded; the cursor stays.
+func TestService_ResendWebhookEvent(t *testing.T) {
+	eachWebhookStore(t, payments.Options{WebhookAttempts: 1}, func(t *testing.T, e env) {
+		is := is.New(t)
+		r := newReceiver(t)
+		w := createWebhook(t, e.svc, r.URL, payments.EventChargeCreated)
+		r.answer = func(n int, d delivery) int {
+			if n == 2 {
+				return 500
+			}
+			return 200
+		}
+		newCharge(t, e.svc, "c1")
+		is.NoErr(e.svc.RunDue(ctx)) // one attempt, given up
+		evs, err := e.svc.Events(ctx, 0, 100)
+		is.NoErr(err)
+		seq := evs[len(evs)-1].Seq
+		a, err := e.svc.ResendWebhookEvent(ctx, w.ID, seq)
+		is.NoErr(err)
+		is.Equal(a.Outcome, "resent")
+		is.Equal(len(r.events()), 3)                                                   // test, failure, resend
+		is.Equal(r.got[1].header.Get("webhook-id"), r.got[2].header.Get("webhook-id")) // the same message
+		is.NoErr(e.svc.RunDue(ctx))
+		is.Equal(len(r.events()), 3) // nothing more queued
+		_, err = e.svc.ResendWebhookEvent(ctx, w.ID, seq+1000)
+		is.Equal(payments.ErrorCode(err), payments.ENOTFOUND) // no such event
+		other := createWebhook(t, e.svc, r.URL, payments.EventChargeExpired)
+		_, err = e.svc.ResendWebhookEvent(ctx, other.ID, seq)
+		is.Equal(payments.ErrorCode(err), payments.EINVALID) // not an event it subscribes to
+	})
+}
+
+// TestService_RunWebhooks_Concurrent: passes running at once send each event once.
+func TestService_RunWebhooks_Concurrent(t *testing.T) {
+	eachWebhookStore(t, payments.Options{}, func(t *testing.T, e env) {
+		is := is.New(t)
+		r := newReceiver(t)
+		createWebhook(t, e.svc, r.URL, payments.EventChargeCreated)
+		for i := range 20 {
+			newCharge(t, e.svc, fmt.Sprint("c", i))
+		}
+		var wg sync.WaitGroup
+		for range 4 {
+			wg.Add(1)
+			go func() { defer wg.Done(); is.NoErr(e.svc.RunWebhooks(ctx)) }()
+		}
+		wg.Wait()
+		is.NoErr(e.svc.RunWebhooks(ctx))
+		ids := map[string]bool{}
+		for _, d := range r.got[1:] {
+			ids[d.header.Get("webhook-id")] = true
+		}
+		is.Equal(len(r.got)-1, 20) // each event once
+		is.Equal(len(ids), 20)
+	})
 }
