@@ -22,10 +22,18 @@
 // (refunds, payments, withdrawals) whose send failed or hung are sent again and those the
 // bank has settled are recorded.
 //
+// Webhooks are delivered by a worker that runs Service.RunWebhooks as soon as a commit
+// queues an event for one, and every second for retries that became due; each attempt may
+// take -webhook-timeout (default 100s). In sandbox mode deliveries may go to loopback and
+// private addresses (receivers on this machine); with -sandbox=false only to public ones.
+// Webhooks with an e-mail action are only recorded in memory and logged: this server has
+// no SMTP settings.
+//
 // With -sandbox (the default) the server's clock is the system clock plus an offset that
 // POST /<vendor>/testing/clock {"advance":"744h"} moves forward (and GET reads): one clock
-// for the whole server, every company. Moving it runs the due pass before it answers. The
-// offset lives in the process: a restart starts again from the system clock.
+// for the whole server, every company. Moving it runs the due pass, webhook retries that
+// became due included, before it answers (a receiver that hangs holds the answer up to
+// -webhook-timeout). The offset lives in the process: a restart starts again from the system clock.
 //
 // Every flag is checked before anything is opened or written: a bad one (a -vendor that is
 // not a simple lower-case name, a -base-url that is not an absolute http(s) URL, ...) is
@@ -34,7 +42,8 @@
 // that -new-app makes one.
 //
 // The server stops cleanly on SIGINT or SIGTERM: it finishes the requests in flight (for
-// up to shutdownTimeout), stops the tick loop and closes the database.
+// up to shutdownTimeout), stops the tick loop and the webhook worker (a delivery cut off is
+// not recorded, so it goes again after the restart) and closes the database.
 package main
 
 import (
