@@ -95,6 +95,10 @@ func (s *Service) RunDue(ctx context.Context) error {
 		s.core.log.Error("advancing outgoing orders", "err", err)
 		first = cmp.Or(first, err)
 	}
+	if err := s.RunWebhooks(ctx); err != nil {
+		s.core.log.Error("delivering webhooks", "err", err)
+		first = cmp.Or(first, err)
+	}
 	return first
 }
 

@@ -114,7 +114,10 @@ func (t *txn) emitJSON(name string, data []byte) error {
 	if err != nil {
 		return err
 	}
-	return t.tx.Insert(collEvents, t.company, store.Record{ID: id, Data: b, Indexes: []store.Index{{Name: indexAll, Sort: id}}})
+	if err := t.tx.Insert(collEvents, t.company, store.Record{ID: id, Data: b, Indexes: []store.Index{{Name: indexAll, Sort: id}}}); err != nil {
+		return err
+	}
+	return t.wakeWebhooks(t.svc.EventName(name))
 }
 
 // eventJSON is the stored form of an Event, written out directly: marshalling an Event

@@ -46,6 +46,21 @@ type Options struct {
 	// SendTimeout bounds each call to the Rail about an outgoing order (Send or Status);
 	// default DefaultSendTimeout. The call does not end with the request that caused it.
 	SendTimeout time.Duration
+	// WebhookSender carries webhook deliveries (httpadapter.NewWebhookSender POSTs them);
+	// nil means webhooks cannot be created and nothing is delivered.
+	WebhookSender WebhookSender
+	// WebhookAttempts is how many times an event is tried per webhook, the first included;
+	// default DefaultWebhookAttempts.
+	WebhookAttempts int
+	// WebhookTimeout bounds one delivery attempt (and the test call on create); default
+	// DefaultWebhookTimeout.
+	WebhookTimeout time.Duration
+	// Mailer sends the e-mails of webhooks whose action is e-mail; default a *MemoryMailer
+	// that records them (and logs each to Logger) without sending. SMTPMailer sends.
+	Mailer Mailer
+	// WebhookConcurrency is how many webhooks a delivery pass serves at once; default
+	// DefaultWebhookConcurrency.
+	WebhookConcurrency int
 }
 
 // Service is the whole platform for one company: every method reads and writes only that
@@ -68,6 +83,7 @@ type core struct {
 	rail      Rail
 	// sendTimeout bounds one Rail call about an order.
 	sendTimeout time.Duration
+	webhooks    *webhookCore
 	owns        bool // Close closes the store
 }
 
@@ -91,7 +107,8 @@ func Open(path string, opts Options) (*Service, error) {
 // company on first use. Closing the Service does not close a store passed to New.
 func New(st store.Store, opts Options) (*Service, error) {
 	c := &core{store: st, clock: opts.Clock, ids: newIDSource(opts.IDs), log: opts.Logger, vendor: opts.Vendor,
-		publicURL: strings.TrimRight(opts.PublicURL, "/"), qr: qrpng.New(0), rail: opts.Rail}
+		publicURL: strings.TrimRight(opts.PublicURL, "/"), qr: qrpng.New(0), rail: opts.Rail,
+		webhooks: newWebhookCore(opts)}
 	if c.clock == nil {
 		c.clock = SystemClock{}
 	}

@@ -106,15 +106,16 @@ func addRoutes(mux *http.ServeMux, svc *payments.Service, opts Options) (apiPatt
 	api("GET /subscriptions/{id}/installments", notOffered("subscription installments are"))
 	api("GET /installments/{id}", notOffered("subscription installments are"))
 
-	// Webhooks: the event catalogue; registration and delivery are not offered yet. (The
-	// real public-keys route needs no App ID; it stays behind auth until webhooks are
-	// offered.)
+	// Webhooks: registrations of the caller's company, the event catalogue, and the keys
+	// that verify x-webhook-signature (public, like the real API's). Delivery is the
+	// Service's (RunWebhooks) through Options.WebhookSender (NewWebhookSender). This server
+	// has no fixed source IPs to list.
 	api("GET /webhook/events", auth(handleWebhookEvents()))
-	api("POST /webhook", notOffered("webhooks are"))
-	api("GET /webhook", notOffered("webhooks are"))
-	api("DELETE /webhook/{id}", notOffered("webhooks are"))
-	api("GET /webhook/ips", notOffered("webhooks are"))
-	api("GET /webhook/public-keys", notOffered("webhooks are"))
+	api("POST /webhook", auth(handleWebhookCreate(log)))
+	api("GET /webhook", auth(handleWebhookList(log)))
+	api("DELETE /webhook/{id}", auth(handleWebhookDelete(log)))
+	api("GET /webhook/ips", notOffered("webhook source IPs are"))
+	api("GET /webhook/public-keys", handleWebhookPublicKeys(svc, log))
 
 	// Exclusive (fidelity) cashback.
 	api("POST /cashback-fidelity", auth(handleCashbackCreate(log)))

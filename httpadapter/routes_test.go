@@ -20,9 +20,11 @@ import (
 )
 
 // publicRoutes are the patterns served without an App ID. Add a route here only on
-// purpose: /health, and the QR image PNG that qrCodeImage URLs point browsers at.
+// purpose: /health, the QR image PNG that qrCodeImage URLs point browsers at, and the
+// webhook public keys (public in the real API: receivers fetch them).
 var publicRoutes = map[string]bool{
-	"GET /health": true,
+	"GET /health":                             true,
+	"GET /webhook/public-keys":                true,
 	"GET /openpix/charge/brcode/image/{file}": true,
 }
 

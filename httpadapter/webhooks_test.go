@@ -1,12 +1,22 @@
 package httpadapter_test
 
 import (
+	"bytes"
+	"io"
+	"log/slog"
 	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/matryer/is"
 
+	"github.com/pixfoundry/payments"
 	"github.com/pixfoundry/payments/httpadapter"
+	"github.com/pixfoundry/payments/store/memory"
 )
 
 // TestWebhookEvents: GET /webhook/events lists the catalogue, {events:[{name,
@@ -34,4 +44,129 @@ func TestWebhookEvents(t *testing.T) {
 		}
 	}
 	mustStatus(t, is, s.do(t, "GET", "/api/v1/webhook/events", "", ""), http.StatusUnauthorized) // an API route like the others
+}
+
+// newWebhookServer is newClockServer with webhooks delivered over HTTP to loopback.
+func newWebhookServer(t *testing.T) (server, *payments.OffsetClock) {
+	t.Helper()
+	st := memory.New()
+	base := payments.NewManualClock(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC))
+	clock := payments.NewOffsetClock(base)
+	svc, err := payments.New(st, payments.Options{Clock: clock, DefaultCompany: payments.CompanyParams{Name: "Loja Exemplo"},
+		WebhookSender: httpadapter.NewWebhookSender(httpadapter.WebhookSenderOptions{AllowPrivate: true})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := svc.CreateApplication(ctx, payments.ApplicationParams{Name: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	logs := &bytes.Buffer{}
+	h := httpadapter.New(svc, httpadapter.Options{Sandbox: true, Clock: clock, Logger: slog.New(slog.NewTextHandler(logs, nil))})
+	return server{svc: svc, clock: base, store: st, h: h, appID: a.AppID(), logs: logs}, clock
+}
+
+// hook is a receiver on 127.0.0.1 that records bodies and headers and answers with status.
+type hook struct {
+	*httptest.Server
+	mu     sync.Mutex
+	bodies []string
+	heads  []http.Header
+	status int
+}
+
+func newHook(t *testing.T) *hook {
+	h := &hook{status: 200}
+	h.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		h.bodies, h.heads = append(h.bodies, string(b)), append(h.heads, r.Header.Clone())
+		w.WriteHeader(h.status)
+	}))
+	t.Cleanup(h.Close)
+	return h
+}
+
+func (h *hook) count() int { h.mu.Lock(); defer h.mu.Unlock(); return len(h.bodies) }
+
+// TestWebhooks_Wire: create (wrapped body, and a flat one), list with the url filter,
+// delete, the public keys without auth, a delivery verified with them, and a failed
+// delivery retried when the sandbox clock moves.
+func TestWebhooks_Wire(t *testing.T) {
+	is := is.New(t)
+	s, clock := newWebhookServer(t)
+	rcv := newHook(t)
+	r := s.do(t, "POST", "/api/v1/webhook", s.appID, `{"webhook":{"name":"w","url":"`+rcv.URL+`/a","event":"OPENPIX:CHARGE_CREATED","authorization":"tok","isActive":true}}`)
+	mustStatus(t, is, r, http.StatusOK)
+	id, secret := str(r.body, "webhook", "id"), str(r.body, "webhook", "hmacSecretKey")
+	is.True(id != "")                                                   // an id to delete by
+	is.Equal(str(r.body, "webhook", "event"), "OPENPIX:CHARGE_CREATED") // as sent
+	is.Equal(rcv.count(), 1)                                            // the test call
+	is.True(strings.Contains(rcv.bodies[0], `"evento":"teste_webhook"`))
+	r = s.do(t, "POST", "/api/openpix/v1/webhook", s.appID, `{"name":"flat","url":"`+rcv.URL+`/b"}`)
+	mustStatus(t, is, r, http.StatusOK)
+	is.Equal(str(r.body, "webhook", "event"), "OPENPIX:TRANSACTION_RECEIVED") // the default event
+	r = s.do(t, "GET", "/api/v1/webhook?url="+url.QueryEscape(rcv.URL+"/a"), s.appID, "")
+	mustStatus(t, is, r, http.StatusOK)
+	is.Equal(len(list(r.body, "webhooks")), 1) // the url filter
+	is.Equal(num(r.body, "pageInfo", "totalCount"), 1)
+	r = s.do(t, "GET", "/api/v1/webhook", s.appID, "")
+	is.Equal(len(list(r.body, "webhooks")), 2) // all of them without it
+
+	// another company sees none of them and cannot delete them
+	other := s.newCompany(t, "Outra", "11222333000181")
+	r = s.do(t, "GET", "/api/v1/webhook", other, "")
+	is.Equal(len(list(r.body, "webhooks")), 0)
+	mustStatus(t, is, s.do(t, "DELETE", "/api/v1/webhook/"+id, other, ""), http.StatusBadRequest)
+
+	// the keys are public
+	r = s.do(t, "GET", "/api/v1/webhook/public-keys", "", "")
+	mustStatus(t, is, r, http.StatusOK)
+	is.Equal(r.header.Get("Cache-Control"), "public, max-age=3600")
+	key := str(list(r.body, "public_keys")[0], "key")
+	is.Equal(len(str(list(r.body, "public_keys")[0], "key_identifier")), 64) // hex SHA-256
+
+	// a delivery, verified; then a failure retried when the sandbox clock moves
+	s.createCharge(t, s.appID, `{"correlationID":"c1","value":100}`)
+	is.NoErr(s.svc.RunWebhooks(ctx))
+	is.Equal(rcv.count(), 3) // two test calls, then the event
+	is.NoErr(httpadapter.VerifyWebhookRSA(key, rcv.heads[2], []byte(rcv.bodies[2])))
+	is.NoErr(httpadapter.VerifyWebhook(secret, rcv.heads[2], []byte(rcv.bodies[2]), clock.Now(), 0))
+	is.Equal(rcv.heads[2].Get("Authorization"), "tok")
+	rcv.mu.Lock()
+	rcv.status = 500
+	rcv.mu.Unlock()
+	s.createCharge(t, s.appID, `{"correlationID":"c2","value":100}`)
+	is.NoErr(s.svc.RunWebhooks(ctx))
+	is.Equal(rcv.count(), 4) // failed
+	rcv.mu.Lock()
+	rcv.status = 200
+	rcv.mu.Unlock()
+	mustStatus(t, is, s.do(t, "POST", "/openpix/testing/clock", s.appID, `{"advance":"10s"}`), http.StatusOK)
+	is.Equal(rcv.count(), 5) // the clock route ran the retry
+	is.True(strings.Contains(rcv.bodies[4], `"c2"`))
+
+	mustStatus(t, is, s.do(t, "DELETE", "/api/v1/webhook/"+id, s.appID, ""), http.StatusOK)
+	r = s.do(t, "DELETE", "/api/v1/webhook/"+id, s.appID, "")
+	mustStatus(t, is, r, http.StatusBadRequest)
+	is.Equal(r.errMsg(), "Webhook not found")
+}
+
+// TestWebhooks_CreateErrors: bad input and a url failing the test call are 400 naming why.
+func TestWebhooks_CreateErrors(t *testing.T) {
+	s, _ := newWebhookServer(t)
+	rcv := newHook(t)
+	rcv.status = 404
+	for _, tc := range []struct{ body, want string }{
+		{`{"webhook":{"url":"nope"}}`, "url must be an absolute http or https URL without credentials"},
+		{`{"webhook":{"url":"` + rcv.URL + `","event":"X"}}`, `event "X" is not one of GET /api/v1/webhook/events`},
+		{`{"webhook":{"url":"` + rcv.URL + `"}}`, "the url answered the test call with HTTP 404, not 2xx"},
+		{`{"webhook":{"url":1}}`, "webhook.url must be a string"},
+	} {
+		is := is.New(t)
+		r := s.do(t, "POST", "/api/v1/webhook", s.appID, tc.body)
+		mustStatus(t, is, r, http.StatusBadRequest)
+		is.Equal(r.errMsg(), tc.want) // says why
+	}
 }

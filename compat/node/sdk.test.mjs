@@ -11,6 +11,8 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { createClient } from '@woovi/node-sdk';
+import { Webhook } from 'standardwebhooks';
+import crypto from 'node:crypto';
 
 const BASE_URL = (process.env.BASE_URL || '').replace(/\/+$/, '');
 const APP_ID = process.env.APP_ID || '';
@@ -829,7 +831,7 @@ describe('extra: QR image, webhooks, subscriptions, payments, subaccount transfe
         try {
           body = JSON.parse(data);
         } catch {}
-        deliveries.push({ headers: req.headers, body });
+        deliveries.push({ headers: req.headers, body, raw: data });
         res.writeHead(200).end();
       });
     });
@@ -851,7 +853,7 @@ describe('extra: QR image, webhooks, subscriptions, payments, subaccount transfe
     assert.deepEqual([...buf.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a], 'PNG signature');
   });
 
-  it('webhook.create (wrapped body) / list with url filter; a new charge is delivered', { ...T, skip: 'not offered by this server yet: webhooks come in a later issue' }, async () => {
+  it('webhook.create (wrapped body) / list with url filter; a new charge is delivered, signed (standardwebhooks, RSA)', T, async () => {
     const url = `http://127.0.0.1:${receiver.address().port}/hook-${RUN}`;
     const res = await sdk.webhook.create({
       webhook: { name: `hook-${RUN}`, event: 'OPENPIX:CHARGE_CREATED', url, authorization: `tok-${RUN}`, isActive: true },
@@ -876,9 +878,24 @@ describe('extra: QR image, webhooks, subscriptions, payments, subaccount transfe
     );
     assert.ok(got, 'OPENPIX:CHARGE_CREATED delivered within 10 s');
     assert.equal(got.body.event, 'OPENPIX:CHARGE_CREATED');
+    assert.equal(got.headers.authorization, `tok-${RUN}`, 'the webhook authorization comes back');
+    // Standard Webhooks: the npm verifier accepts our webhook-id/-timestamp/-signature.
+    assert.ok(w.hmacSecretKey?.startsWith('whsec_'), 'webhook.hmacSecretKey');
+    const verified = new Webhook(w.hmacSecretKey).verify(got.raw, got.headers);
+    assert.equal(verified.charge.correlationID, correlationID);
+    assert.throws(() => new Webhook(w.hmacSecretKey).verify(got.raw + ' ', got.headers), 'a changed body fails');
+    // x-webhook-signature: RSA-SHA256 over the raw body, with the public key served without auth.
+    const keys = await fetch(`${BASE_URL}/api/v1/webhook/public-keys`, { signal: AbortSignal.timeout(15_000) });
+    assert.equal(keys.status, 200);
+    const { public_keys } = await keys.json();
+    const key = public_keys.find((k) => k.is_current);
+    assert.ok(crypto.verify('sha256', Buffer.from(got.raw), key.key, Buffer.from(got.headers['x-webhook-signature'], 'base64')), 'RSA signature');
+    // the legacy X-OpenPix-Signature: base64 HMAC-SHA1 of the body keyed with the whole hmacSecretKey
+    const legacy = crypto.createHmac('sha1', w.hmacSecretKey).update(got.raw).digest('base64');
+    assert.equal(got.headers['x-openpix-signature'], legacy);
   });
 
-  it('webhook.delete -> {status}', { ...T, skip: 'not offered by this server yet: webhooks come in a later issue' }, async (t) => {
+  it('webhook.delete -> {status}', T, async (t) => {
     if (!need(t, S.webhook, 'webhook')) return;
     const res = await sdk.webhook.delete({ id: S.webhook.id });
     assert.ok(res.status !== undefined, 'delete returns status');

@@ -22,10 +22,18 @@
 // (refunds, payments, withdrawals) whose send failed or hung are sent again and those the
 // bank has settled are recorded.
 //
+// Webhooks are delivered by a worker that runs Service.RunWebhooks as soon as a commit
+// queues an event for one, and every second for retries that became due; each attempt may
+// take -webhook-timeout (default 100s). In sandbox mode deliveries may go to loopback and
+// private addresses (receivers on this machine); with -sandbox=false only to public ones.
+// Webhooks with an e-mail action are only recorded in memory and logged: this server has
+// no SMTP settings.
+//
 // With -sandbox (the default) the server's clock is the system clock plus an offset that
 // POST /<vendor>/testing/clock {"advance":"744h"} moves forward (and GET reads): one clock
-// for the whole server, every company. Moving it runs the due pass before it answers. The
-// offset lives in the process: a restart starts again from the system clock.
+// for the whole server, every company. Moving it runs the due pass, webhook retries that
+// became due included, before it answers (a receiver that hangs holds the answer up to
+// -webhook-timeout). The offset lives in the process: a restart starts again from the system clock.
 //
 // Every flag is checked before anything is opened or written: a bad one (a -vendor that is
 // not a simple lower-case name, a -base-url that is not an absolute http(s) URL, ...) is
@@ -34,7 +42,8 @@
 // that -new-app makes one.
 //
 // The server stops cleanly on SIGINT or SIGTERM: it finishes the requests in flight (for
-// up to shutdownTimeout), stops the tick loop and closes the database.
+// up to shutdownTimeout), stops the tick loop and the webhook worker (a delivery cut off is
+// not recorded, so it goes again after the restart) and closes the database.
 package main
 
 import (
@@ -129,7 +138,7 @@ type config struct {
 	addr, db, baseURL, vendor          string
 	pixKey, merchantName, merchantCity string
 	sandbox, newApp                    bool
-	tick                               time.Duration
+	tick, webhookTimeout               time.Duration
 }
 
 // parseFlags parses and checks the command line, before anything is opened or written.
@@ -152,6 +161,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.BoolVar(&c.sandbox, "sandbox", true, "serve the sandbox routes (simulated payments)")
 	fs.BoolVar(&c.newApp, "new-app", false, "create a new application and print its App ID")
 	fs.DurationVar(&c.tick, "tick", defaultTick, "how often to expire charges and re-send or settle outgoing orders (0 turns it off)")
+	fs.DurationVar(&c.webhookTimeout, "webhook-timeout", payments.DefaultWebhookTimeout, "how long one webhook delivery may take")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return c, err
@@ -208,6 +218,9 @@ func (c config) check() error {
 		if !utf8.ValidString(f.value) || strings.IndexFunc(f.value, unicode.IsControl) >= 0 {
 			return badFlag("%s must be text without control characters", f.name)
 		}
+	}
+	if c.webhookTimeout <= 0 {
+		return badFlag("-webhook-timeout must be positive, got %v", c.webhookTimeout)
 	}
 	if c.tick < 0 {
 		return badFlag("-tick must not be negative, got %v (0 turns the periodic work off)", c.tick)
@@ -267,6 +280,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 		Logger:    log,
 		Vendor:    cfg.vendor,
 		PublicURL: baseURL,
+		// Webhooks are POSTed over HTTP; the sandbox may deliver to receivers on this
+		// machine or its network, production only to public addresses.
+		WebhookSender:  httpadapter.NewWebhookSender(httpadapter.WebhookSenderOptions{AllowPrivate: cfg.sandbox}),
+		WebhookTimeout: cfg.webhookTimeout,
 		DefaultCompany: payments.CompanyParams{
 			Name: cfg.merchantName, PixKey: cfg.pixKey, MerchantName: cfg.merchantName, MerchantCity: cfg.merchantCity,
 		},
@@ -295,9 +312,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 		defer close(dueDone)
 		runDue(dueCtx, svc, cfg.tick, log)
 	}()
+	hooksDone := make(chan struct{})
+	go func() {
+		defer close(hooksDone)
+		runWebhooks(dueCtx, svc, log)
+	}()
 	defer func() {
 		stopDue()
 		<-dueDone
+		<-hooksDone
 	}()
 
 	srv := &http.Server{
@@ -339,6 +362,28 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 	}
 	log.Info("stopped")
 	return nil
+}
+
+// webhookPoll is how often the webhook worker looks for due retries when no commit woke it.
+const webhookPoll = time.Second
+
+// runWebhooks delivers webhooks until ctx is done: at once, whenever a commit queued an
+// event for a webhook (svc.WebhookWakeups), and every webhookPoll for retries that became
+// due. A delivery cut short by the stop is not recorded and goes again after a restart.
+func runWebhooks(ctx context.Context, svc *payments.Service, log *slog.Logger) {
+	t := time.NewTicker(webhookPoll)
+	defer t.Stop()
+	for {
+		if err := svc.RunWebhooks(ctx); err != nil && ctx.Err() == nil {
+			log.Error("delivering webhooks", "err", err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-svc.WebhookWakeups():
+		case <-t.C:
+		}
+	}
 }
 
 // runDue calls svc.RunDue at once and then every tick until ctx is done; tick 0 does

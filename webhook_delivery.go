@@ -1,0 +1,537 @@
+package payments
+
+import (
+	"cmp"
+	"context"
+	"crypto"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/sha1"
+	"crypto/sha256"
+	"crypto/x509"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/pixfoundry/payments/store"
+)
+
+// webhookCore is the delivery machinery all companies' Services share.
+type webhookCore struct {
+	sender      WebhookSender
+	mailer      Mailer
+	attempts    int
+	timeout     time.Duration
+	concurrency int
+
+	mu      sync.Mutex
+	busy    map[string]bool // webhooks a pass of this process is delivering to
+	key     *rsa.PrivateKey
+	wakeups chan struct{}
+}
+
+func newWebhookCore(opts Options) *webhookCore {
+	w := &webhookCore{sender: opts.WebhookSender, attempts: opts.WebhookAttempts, timeout: opts.WebhookTimeout,
+		concurrency: opts.WebhookConcurrency, busy: map[string]bool{}, wakeups: make(chan struct{}, 1), mailer: opts.Mailer}
+	if w.mailer == nil {
+		w.mailer = &MemoryMailer{Logger: opts.Logger}
+	}
+	if w.attempts <= 0 {
+		w.attempts = DefaultWebhookAttempts
+	}
+	if w.timeout <= 0 {
+		w.timeout = DefaultWebhookTimeout
+	}
+	if w.concurrency <= 0 {
+		w.concurrency = DefaultWebhookConcurrency
+	}
+	return w
+}
+
+func (w *webhookCore) wake() {
+	select {
+	case w.wakeups <- struct{}{}:
+	default:
+	}
+}
+
+// WebhookWakeups receives a value (coalesced) after a commit that queued webhook work: a
+// worker loop may call RunWebhooks then instead of waiting for its next tick.
+func (s *Service) WebhookWakeups() <-chan struct{} { return s.core.webhooks.wakeups }
+
+// RunWebhooks delivers, once, what is due in every company's webhooks: for each webhook
+// whose queue entry is due, its events in order until one fails (then retried later) or
+// none is left. Webhooks are served concurrently (Options.WebhookConcurrency), each attempt
+// bounded by Options.WebhookTimeout, so a slow receiver holds back only its own webhook.
+// RunDue calls it; it does nothing without a WebhookSender. It returns the first store
+// error; receivers' failures are recorded as attempts, not returned.
+func (s *Service) RunWebhooks(ctx context.Context) error {
+	wc := s.core.webhooks
+	to := sortTime(s.now()) + "~"
+	from := ""
+	sem := make(chan struct{}, wc.concurrency)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var first error
+	fail := func(err error) {
+		mu.Lock()
+		first = cmp.Or(first, err)
+		mu.Unlock()
+	}
+	for {
+		var page []webhookQueued
+		var last string
+		err := s.view(ctx, func(t *txn) error {
+			page = nil
+			p, err := t.tx.List(collWebhookQueue, systemSpace, store.Query{Index: indexDue, From: from, To: to, Limit: webhookQueuePage})
+			if err != nil {
+				return internal(err)
+			}
+			for _, r := range p.Records {
+				var e webhookQueued
+				if err := decode(r, &e); err != nil {
+					return err
+				}
+				page = append(page, e)
+				last, _ = sortIn(r, indexDue)
+			}
+			return nil
+		})
+		if err != nil {
+			fail(err)
+			break
+		}
+		if len(page) == 0 {
+			break
+		}
+		from = last + "\x00"
+		for _, e := range page {
+			key := webhookQueueID(e.Company, e.ID)
+			wc.mu.Lock()
+			if wc.busy[key] {
+				wc.mu.Unlock()
+				continue
+			}
+			wc.busy[key] = true
+			wc.mu.Unlock()
+			sem <- struct{}{}
+			wg.Add(1)
+			go func() {
+				defer func() {
+					wc.mu.Lock()
+					delete(wc.busy, key)
+					wc.mu.Unlock()
+					<-sem
+					wg.Done()
+				}()
+				co := &Service{core: s.core, company: e.Company}
+				if err := co.deliverWebhook(ctx, e.ID); err != nil {
+					s.core.log.Error("webhook delivery", "company", e.Company, "webhook", e.ID, "err", err)
+					fail(err)
+				}
+			}()
+		}
+	}
+	wg.Wait()
+	return first
+}
+
+// deliverWebhook sends the webhook's events in order until one fails or none is left.
+func (s *Service) deliverWebhook(ctx context.Context, id string) error {
+	for range webhookPerPass {
+		if err := ctx.Err(); err != nil {
+			return nil
+		}
+		w, ev, ok, err := s.claimWebhookEvent(ctx, id)
+		if err != nil || !ok {
+			return err
+		}
+		if w.URL != "" && s.core.webhooks.sender == nil {
+			return nil // opened without a sender: it waits, queued, for a Service that has one
+		}
+		start := time.Now()
+		var res WebhookResponse
+		var failure string
+		if w.URL == "" {
+			if err := s.mailWebhook(ctx, w.Webhook, ev); err != nil {
+				failure = err.Error()
+			}
+		} else {
+			var err error
+			res, err = s.sendWebhook(ctx, w.Webhook, webhookMessageID(w.ID, ev.Seq), ev.Data)
+			switch {
+			case err != nil:
+				failure, res.Status = err.Error(), 0
+			case res.Status < 200 || res.Status > 299:
+				failure = fmt.Sprintf("HTTP %d", res.Status)
+			}
+		}
+		took := time.Since(start)
+		if ctx.Err() != nil {
+			return nil // stopping: not recorded, so sent again by the next pass
+		}
+		delivered, err := s.recordWebhookAttempt(ctx, id, ev, res, failure, took)
+		if err != nil || !delivered {
+			return err
+		}
+	}
+	return nil
+}
+
+// mailWebhook sends ev to the webhook's e-mail address through the Mailer, bounded by the
+// per-attempt timeout.
+func (s *Service) mailWebhook(ctx context.Context, w Webhook, ev Event) error {
+	ctx, cancel := context.WithTimeout(ctx, s.core.webhooks.timeout)
+	defer cancel()
+	return s.core.webhooks.mailer.SendMail(ctx, MailMessage{To: w.Email, Subject: ev.Name, Body: ev.Data})
+}
+
+// webhookMessageID is the webhook-id header: the same on every attempt of one event to one
+// webhook, so receivers dedupe by it.
+func webhookMessageID(webhookID string, seq uint64) string {
+	return "msg_" + webhookID + "_" + strconv.FormatUint(seq, 10)
+}
+
+// claimWebhookEvent finds the webhook's next event: the first after its cursor with its
+// name. Events it passes over (other names) move the cursor. No event left (or the webhook
+// gone, inactive or not due) takes the webhook off the queue and answers ok false.
+func (s *Service) claimWebhookEvent(ctx context.Context, id string) (webhookRecord, Event, bool, error) {
+	var rec webhookRecord
+	var ev Event
+	var ok bool
+	err := s.update(ctx, func(t *txn) error {
+		rec, ev, ok = webhookRecord{}, Event{}, false
+		err := t.get(collWebhooks, id, "webhook", &rec)
+		if exists, err := found(err); err != nil {
+			return err
+		} else if !exists {
+			_, err := found(storeErr(t.tx.Delete(collWebhookQueue, systemSpace, webhookQueueID(t.company, id)), "webhook entry"))
+			return err
+		}
+		if !rec.IsActive {
+			return t.unqueueWebhook(&rec)
+		}
+		if rec.Queued && rec.NextAt.After(t.now) {
+			return nil // a retry later on
+		}
+		p, err := t.tx.List(collEvents, t.company, store.Query{Index: indexAll, From: seqID(rec.Cursor + 1), Limit: webhookScan})
+		if err != nil {
+			return internal(err)
+		}
+		start := rec.Cursor
+		for _, r := range p.Records {
+			var e Event
+			if err := decode(r, &e); err != nil {
+				return err
+			}
+			if e.Name == rec.Event {
+				ev, ok = e, true
+				break
+			}
+			rec.Cursor = e.Seq
+		}
+		switch {
+		case ok && rec.Cursor == start:
+			return nil
+		case ok || len(p.Records) == webhookScan:
+			return t.putWebhook(&rec, false) // past the others; more to look at
+		default:
+			return t.unqueueWebhook(&rec) // nothing left: emit queues it again
+		}
+	})
+	if err == nil && !ok && rec.Queued && rec.IsActive && !rec.NextAt.After(s.now()) {
+		// passed over a full scan of other events: look again
+		return s.claimWebhookEvent(ctx, id)
+	}
+	return rec, ev, ok, err
+}
+
+// recordWebhookAttempt records the outcome of sending ev and moves the webhook on:
+// delivered (the cursor passes it), retried later, given up, or the webhook disabled (410).
+// failure is empty when the receiver took it (a 2xx, or the Mailer accepted the e-mail).
+func (s *Service) recordWebhookAttempt(ctx context.Context, id string, ev Event, res WebhookResponse, failure string, took time.Duration) (bool, error) {
+	var delivered bool
+	err := s.update(ctx, func(t *txn) error {
+		delivered = false
+		var rec webhookRecord
+		if ok, err := found(t.get(collWebhooks, id, "webhook", &rec)); err != nil || !ok {
+			return err // deleted meanwhile
+		}
+		if rec.Cursor >= ev.Seq {
+			return nil // another pass recorded it
+		}
+		a := WebhookAttempt{WebhookID: id, Seq: ev.Seq, Event: ev.Name, Attempt: rec.Failures + 1, Time: t.now, Status: res.Status, Duration: took, Error: failure}
+		switch {
+		case a.Error == "":
+			a.Outcome, delivered = "delivered", true
+			rec.Cursor, rec.Failures = ev.Seq, 0
+		case res.Status == http.StatusGone:
+			a.Outcome = "disabled"
+			rec.IsActive, rec.UpdatedAt, rec.Failures = false, t.now, 0
+		case a.Attempt >= s.core.webhooks.attempts:
+			a.Outcome, delivered = "gave_up", true
+			rec.Cursor, rec.Failures = ev.Seq, 0
+		default:
+			a.Outcome = "retry"
+			rec.Failures++
+		}
+		a.ID = t.newID()
+		if err := t.insert(collWebhookAttempts, a.ID, "webhook attempt", a, nil, []store.Index{{Name: "webhook:" + id, Sort: sortTime(a.Time) + a.ID}}); err != nil {
+			return err
+		}
+		switch a.Outcome {
+		case "disabled":
+			return t.unqueueWebhook(&rec)
+		case "retry":
+			return t.queueWebhook(&rec, t.now.Add(webhookBackoff(rec.Failures, res.RetryAfter)))
+		}
+		return t.queueWebhook(&rec, t.now)
+	})
+	return delivered, err
+}
+
+// webhookBackoff is the wait after the n-th failure of an event: 10 s × 2^(n-1), or the
+// receiver's Retry-After when longer.
+func webhookBackoff(n int, retryAfter time.Duration) time.Duration {
+	d := webhookRetryBase << min(n-1, 20)
+	return max(d, retryAfter)
+}
+
+// sendWebhook signs body for w and sends it, bounded by the per-attempt timeout.
+func (s *Service) sendWebhook(ctx context.Context, w Webhook, msgID string, body []byte) (WebhookResponse, error) {
+	if s.core.webhooks.sender == nil {
+		return WebhookResponse{}, errors.New("no WebhookSender configured")
+	}
+	key, err := s.webhookKey(ctx)
+	if err != nil {
+		return WebhookResponse{}, err
+	}
+	h, err := signWebhook(key, w, msgID, s.now(), body)
+	if err != nil {
+		return WebhookResponse{}, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.core.webhooks.timeout)
+	defer cancel()
+	return s.core.webhooks.sender.SendWebhook(ctx, WebhookRequest{URL: w.URL, Header: h, Body: body})
+}
+
+// signWebhook makes the headers of a delivery:
+//
+//   - webhook-id, webhook-timestamp (Unix seconds), webhook-signature: Standard Webhooks,
+//     "v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">" keyed with the base64-decoded
+//     part of hmacSecretKey after "whsec_".
+//   - x-webhook-signature: base64 RSA PKCS#1 v1.5 SHA-256 signature of the body with the
+//     current key of GET /api/v1/webhook/public-keys.
+//   - X-OpenPix-Signature: base64 HMAC-SHA1 of the body keyed with the whole hmacSecretKey
+//     string ("whsec_..." as text), the legacy header.
+//   - Authorization and x-openpix-authorization: the webhook's authorization, when set.
+func signWebhook(key *rsa.PrivateKey, w Webhook, msgID string, now time.Time, body []byte) (http.Header, error) {
+	h := http.Header{}
+	h.Set("Content-Type", "application/json")
+	h.Set("User-Agent", "payments-webhooks/1")
+	ts := strconv.FormatInt(now.Unix(), 10)
+	secret, err := base64.StdEncoding.DecodeString(w.HMACSecretKey[len("whsec_"):])
+	if err != nil {
+		return nil, err
+	}
+	mac := hmac.New(sha256.New, secret)
+	fmt.Fprintf(mac, "%s.%s.", msgID, ts)
+	mac.Write(body)
+	h.Set("webhook-id", msgID)
+	h.Set("webhook-timestamp", ts)
+	h.Set("webhook-signature", "v1,"+base64.StdEncoding.EncodeToString(mac.Sum(nil)))
+	sum := sha256.Sum256(body)
+	sig, err := rsa.SignPKCS1v15(nil, key, crypto.SHA256, sum[:])
+	if err != nil {
+		return nil, err
+	}
+	h.Set("x-webhook-signature", base64.StdEncoding.EncodeToString(sig))
+	legacy := hmac.New(sha1.New, []byte(w.HMACSecretKey))
+	legacy.Write(body)
+	h.Set("X-OpenPix-Signature", base64.StdEncoding.EncodeToString(legacy.Sum(nil)))
+	if w.Authorization != "" {
+		h.Set("Authorization", w.Authorization)
+		h.Set("x-openpix-authorization", w.Authorization)
+	}
+	return h, nil
+}
+
+// The signing key pair lives in the system space, made on first use.
+const (
+	collWebhookKeys = "webhook_keys"
+	webhookKeyBits  = 2048
+	currentKeyID    = "current"
+)
+
+type storedKey struct {
+	PEM string `json:"pem"` // PKCS#8 private key
+}
+
+// webhookKey is the current signing key, generated and stored on first use.
+func (s *Service) webhookKey(ctx context.Context) (*rsa.PrivateKey, error) {
+	wc := s.core.webhooks
+	wc.mu.Lock()
+	defer wc.mu.Unlock()
+	if wc.key != nil {
+		return wc.key, nil
+	}
+	read := func(t *txn) (*rsa.PrivateKey, error) {
+		r, err := t.tx.Get(collWebhookKeys, systemSpace, currentKeyID)
+		if errors.Is(err, store.ErrNotFound) {
+			return nil, nil
+		} else if err != nil {
+			return nil, internal(err)
+		}
+		var k storedKey
+		if err := decode(r, &k); err != nil {
+			return nil, err
+		}
+		b, _ := pem.Decode([]byte(k.PEM))
+		if b == nil {
+			return nil, errors.New("webhook key: bad PEM")
+		}
+		pk, err := x509.ParsePKCS8PrivateKey(b.Bytes)
+		if err != nil {
+			return nil, err
+		}
+		rk, ok := pk.(*rsa.PrivateKey)
+		if !ok {
+			return nil, errors.New("webhook key: not RSA")
+		}
+		return rk, nil
+	}
+	var key *rsa.PrivateKey
+	err := s.view(ctx, func(t *txn) error {
+		var err error
+		key, err = read(t)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if key == nil {
+		gen, err := rsa.GenerateKey(rand.Reader, webhookKeyBits) // outside the transaction: it may run twice
+		if err != nil {
+			return nil, internal(err)
+		}
+		der, err := x509.MarshalPKCS8PrivateKey(gen)
+		if err != nil {
+			return nil, internal(err)
+		}
+		data, err := json.Marshal(storedKey{PEM: string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}))})
+		if err != nil {
+			return nil, internal(err)
+		}
+		err = s.update(ctx, func(t *txn) error {
+			key = nil
+			got, err := read(t)
+			if err != nil || got != nil {
+				key = got // another process made it first
+				return err
+			}
+			key = gen
+			return storeErr(t.tx.Insert(collWebhookKeys, systemSpace, store.Record{ID: currentKeyID, Data: data}), "webhook key")
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	wc.key = key
+	return key, nil
+}
+
+// WebhookPublicKey is a key that verifies x-webhook-signature, as GET
+// /api/v1/webhook/public-keys serves it.
+type WebhookPublicKey struct {
+	KeyIdentifier string `json:"key_identifier"` // hex SHA-256 of the DER SubjectPublicKeyInfo
+	Key           string `json:"key"`            // PEM "PUBLIC KEY"
+	IsCurrent     bool   `json:"is_current"`
+}
+
+// WebhookPublicKeys returns the keys that verify x-webhook-signature (one: there is no
+// rotation yet), generating the key pair on first use.
+func (s *Service) WebhookPublicKeys(ctx context.Context) ([]WebhookPublicKey, error) {
+	key, err := s.webhookKey(ctx)
+	if err != nil {
+		return nil, err
+	}
+	der, err := x509.MarshalPKIXPublicKey(&key.PublicKey)
+	if err != nil {
+		return nil, internal(err)
+	}
+	sum := sha256.Sum256(der)
+	return []WebhookPublicKey{{KeyIdentifier: hex.EncodeToString(sum[:]),
+		Key: string(pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der})), IsCurrent: true}}, nil
+}
+
+// newJSONEncoder is a JSON encoder that leaves <, > and & as they are.
+func newJSONEncoder(w io.Writer) *json.Encoder {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return enc
+}
+
+// ResendWebhookEvent sends the company's event seq to the webhook id once more, now,
+// whatever happened to it before (delivered, given up, or sent before the webhook's last
+// failure), and records the attempt (outcome "resent" or "resend_failed"). It changes
+// neither the webhook's cursor nor its retries: it is the manual redelivery of the real
+// API's UI. The event must be one the webhook subscribes to; it goes with its usual
+// webhook-id, so a receiver that dedupes takes it once. A failure of the receiver is the
+// attempt's (Attempt 0), not an error.
+func (s *Service) ResendWebhookEvent(ctx context.Context, id string, seq uint64) (WebhookAttempt, error) {
+	var rec webhookRecord
+	var ev Event
+	err := s.view(ctx, func(t *txn) error {
+		if err := t.get(collWebhooks, id, "webhook", &rec); err != nil {
+			return err
+		}
+		r, err := t.tx.Get(collEvents, t.company, seqID(seq))
+		if err != nil {
+			return storeErr(err, "event")
+		}
+		if err := decode(r, &ev); err != nil {
+			return err
+		}
+		if ev.Name != rec.Event {
+			return invalid("seq", "event %d is %s, not the webhook's %s", seq, ev.Name, rec.Event)
+		}
+		return nil
+	})
+	if err != nil {
+		return WebhookAttempt{}, err
+	}
+	start := time.Now()
+	var failure string
+	var res WebhookResponse
+	if rec.URL == "" {
+		if err := s.mailWebhook(ctx, rec.Webhook, ev); err != nil {
+			failure = err.Error()
+		}
+	} else {
+		res, err = s.sendWebhook(ctx, rec.Webhook, webhookMessageID(id, seq), ev.Data)
+		switch {
+		case err != nil:
+			failure, res.Status = err.Error(), 0
+		case res.Status < 200 || res.Status > 299:
+			failure = fmt.Sprintf("HTTP %d", res.Status)
+		}
+	}
+	a := WebhookAttempt{WebhookID: id, Seq: seq, Event: ev.Name, Status: res.Status, Duration: time.Since(start), Error: failure, Outcome: "resent"}
+	if failure != "" {
+		a.Outcome = "resend_failed"
+	}
+	err = s.update(ctx, func(t *txn) error {
+		a.ID, a.Time = t.newID(), t.now
+		return t.insert(collWebhookAttempts, a.ID, "webhook attempt", a, nil, []store.Index{{Name: "webhook:" + id, Sort: sortTime(a.Time) + a.ID}})
+	})
+	return a, err
+}

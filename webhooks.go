@@ -1,0 +1,388 @@
+package payments
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"net/http"
+	"net/mail"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/pixfoundry/payments/store"
+)
+
+// Webhooks: a company registers a URL for one event; every event of that name the company's
+// outbox gets after the registration is POSTed there, signed, at least once, in outbox
+// order. The Service owns registrations, the delivery queue, attempts and retries; the
+// HTTP transport is a WebhookSender (httpadapter.NewWebhookSender POSTs over the network).
+//
+// Delivery, per webhook:
+//   - A cursor: the outbox sequence number of the last event handled. A webhook starts at
+//     the company's last event when it is created, so it gets only what comes after.
+//   - A queue entry in the system space (collWebhookQueue), keyed by due time, while the
+//     webhook has work: emitting an event puts the entry of every active webhook subscribed
+//     to it at "now" (unless one is already there, e.g. a retry later on); the delivery pass
+//     (RunWebhooks, called by RunDue) takes the entries due, one goroutine per webhook.
+//   - Strict order: a webhook's next event is the first one after its cursor with its name.
+//     It is sent outside any transaction; the cursor moves past it only when the receiver
+//     answered 2xx (or the event gave up after the last attempt), in the transaction that
+//     records the attempt. A crash between send and record sends it again on the next pass:
+//     at least once. While an event is retried, later events of that webhook wait.
+//   - Retries: a failure (no answer within the timeout, a network error, a status other than
+//     2xx) is recorded and retried after 10 s × 2^(n-1) for the n-th failure (10, 20, 40 ...
+//     640 s), or the receiver's Retry-After when that is longer, on the Service clock; after
+//     WebhookAttempts attempts (default 8, the first included) the event is given up and the
+//     next one goes. A 410 Gone disables the webhook (isActive false).
+const (
+	collWebhooks        = "webhooks"
+	collWebhookAttempts = "webhook_attempts"
+	collWebhookQueue    = "webhook_queue" // in systemSpace: one entry per webhook with work, by due time
+
+	// DefaultWebhookAttempts is how many times an event is tried per webhook, the first
+	// included.
+	DefaultWebhookAttempts = 8
+	// DefaultWebhookTimeout bounds one delivery attempt, as the real API does (100 s).
+	DefaultWebhookTimeout = 100 * time.Second
+	// DefaultWebhookConcurrency is how many webhooks one pass delivers to at once.
+	DefaultWebhookConcurrency = 16
+
+	webhookRetryBase = 10 * time.Second
+	webhookQueuePage = 100
+	// webhookScan is how many outbox events one claim looks through for the next one a
+	// webhook subscribes to.
+	webhookScan = 500
+	// webhookPerPass is how many events one pass delivers to one webhook at most; the rest
+	// wait for the next pass.
+	webhookPerPass = 1000
+	maxWebhookURL  = 2048
+)
+
+// WebhookSender carries a signed delivery to its receiver: httpadapter.NewWebhookSender
+// POSTs it; a test or an in-process user may record it or queue it. It must honour ctx (the
+// Service's per-attempt timeout) and is called concurrently.
+type WebhookSender interface {
+	SendWebhook(ctx context.Context, r WebhookRequest) (WebhookResponse, error)
+}
+
+// WebhookRequest is one delivery: a POST of Body to URL with Header (Content-Type, the
+// signatures, webhook-id/-timestamp and the webhook's authorization).
+type WebhookRequest struct {
+	URL    string
+	Header http.Header
+	Body   []byte
+}
+
+// WebhookResponse is what the receiver answered.
+type WebhookResponse struct {
+	Status int
+	// RetryAfter is the receiver's Retry-After, zero when absent.
+	RetryAfter time.Duration
+}
+
+// Webhook is a registration: POST the events named Event to URL.
+type Webhook struct {
+	ID            string    `json:"id"` // base64url("Webhook:<24 hex>")
+	Name          string    `json:"name"`
+	Event         string    `json:"event"`
+	URL           string    `json:"url"`
+	Email         string    `json:"email,omitempty"` // the e-mail action: events are mailed here instead of POSTed
+	Authorization string    `json:"authorization"`
+	IsActive      bool      `json:"isActive"`
+	HMACSecretKey string    `json:"hmacSecretKey"` // "whsec_" + base64 of 24 random bytes
+	CreatedAt     time.Time `json:"createdAt"`
+	UpdatedAt     time.Time `json:"updatedAt"`
+}
+
+// webhookRecord is a webhook as stored: the registration and its delivery state.
+type webhookRecord struct {
+	Webhook
+	Cursor   uint64    `json:"cursor"`   // seq of the last event handled
+	Failures int       `json:"failures"` // failed attempts of the event after Cursor
+	Queued   bool      `json:"queued"`   // it has a queue entry
+	NextAt   time.Time `json:"nextAt"`   // when that entry is due
+}
+
+// WebhookAttempt is one delivery attempt, kept for the audit trail.
+type WebhookAttempt struct {
+	ID        string        `json:"id"`
+	WebhookID string        `json:"webhookId"`
+	Seq       uint64        `json:"seq"` // the event's outbox number
+	Event     string        `json:"event"`
+	Attempt   int           `json:"attempt"` // 1 for the first try
+	Time      time.Time     `json:"time"`
+	Status    int           `json:"status"` // the receiver's HTTP status; 0 when it did not answer, and for e-mail
+	Duration  time.Duration `json:"duration"`
+	Error     string        `json:"error,omitempty"`
+	Outcome   string        `json:"outcome"` // "delivered", "retry", "gave_up", "disabled"
+}
+
+// CreateWebhookParams are the fields of a new webhook.
+type CreateWebhookParams struct {
+	Name          string
+	Event         string // a name of EventCatalog; default the TRANSACTION_RECEIVED event
+	URL           string
+	Email         string // instead of URL: the e-mail action (Options.Mailer)
+	Authorization string
+	IsActive      *bool // default true
+}
+
+// webhookQueued is one entry of the webhook queue.
+type webhookQueued struct {
+	Company string `json:"company"`
+	ID      string `json:"id"`
+}
+
+func webhookQueueID(company, id string) string { return company + "|" + id }
+
+func webhookEventIndex(event string) string { return "event:" + event }
+
+const indexWebhookURL = "url"
+
+func (p CreateWebhookParams) check(s *Service) (CreateWebhookParams, error) {
+	var err error
+	if p.Name, err = cleanString("name", p.Name, 255); err != nil {
+		return p, err
+	}
+	if p.Authorization, err = cleanString("authorization", p.Authorization, 1024); err != nil {
+		return p, err
+	}
+	if p.URL, err = cleanString("url", p.URL, maxWebhookURL); err != nil {
+		return p, err
+	}
+	if p.Email, err = cleanString("email", p.Email, 254); err != nil {
+		return p, err
+	}
+	switch {
+	case p.URL != "" && p.Email != "":
+		return p, invalid("email", "a webhook has a url (call an API) or an email (send an e-mail), not both")
+	case p.Email != "":
+		if a, err := mail.ParseAddress(p.Email); err != nil || a.Address != p.Email {
+			return p, invalid("email", "email must be an e-mail address")
+		}
+	case p.URL == "":
+		return p, invalid("url", "url is required")
+	}
+	u, perr := url.Parse(p.URL)
+	if p.Email == "" && (perr != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil) {
+		return p, invalid("url", "url must be an absolute http or https URL without credentials")
+	}
+	p.Event = strings.TrimSpace(p.Event)
+	if p.Event == "" {
+		p.Event = s.EventName(EventTransactionReceived)
+	}
+	known := false
+	for _, e := range s.EventCatalog() {
+		known = known || e.Name == p.Event
+	}
+	if !known {
+		return p, invalid("event", "event %q is not one of GET /api/v1/webhook/events", p.Event)
+	}
+	return p, nil
+}
+
+// CreateWebhook registers a webhook. The URL must answer a test call (a POST of
+// {"data_criacao","evento":"teste_webhook","event"}, signed like a delivery) with a 2xx
+// within the per-attempt timeout, or nothing is stored and the error (EINVALID, field url)
+// says why. Without a WebhookSender in Options it is ENOTIMPLEMENTED.
+func (s *Service) CreateWebhook(ctx context.Context, p CreateWebhookParams) (Webhook, error) {
+	p, err := p.check(s)
+	if err != nil {
+		return Webhook{}, err
+	}
+	if s.core.webhooks.sender == nil && p.Email == "" {
+		return Webhook{}, &Error{Code: ENOTIMPLEMENTED, Message: "webhook delivery is not configured (Options.WebhookSender)"}
+	}
+	secret := make([]byte, 24)
+	s.core.ids.read(secret)
+	w := Webhook{Name: p.Name, Event: p.Event, URL: p.URL, Email: p.Email, Authorization: p.Authorization, IsActive: p.IsActive == nil || *p.IsActive,
+		HMACSecretKey: "whsec_" + base64.StdEncoding.EncodeToString(secret)}
+	if err := s.testWebhook(ctx, w); err != nil {
+		return Webhook{}, err
+	}
+	err = s.update(ctx, func(t *txn) error {
+		rec := webhookRecord{Webhook: w}
+		rec.ID = base64.URLEncoding.EncodeToString([]byte("Webhook:" + t.newID()))
+		rec.CreatedAt, rec.UpdatedAt = t.now, t.now
+		last, err := t.lastSeq()
+		if err != nil {
+			return err
+		}
+		rec.Cursor = last
+		if err := t.putWebhook(&rec, true); err != nil {
+			return err
+		}
+		w = rec.Webhook
+		return nil
+	})
+	return w, err
+}
+
+// testWebhook makes the test call of a new webhook with a URL: a 2xx within the timeout,
+// or an EINVALID error naming url and what happened. An e-mail webhook has none.
+func (s *Service) testWebhook(ctx context.Context, w Webhook) error {
+	if w.URL == "" {
+		return nil
+	}
+	body, err := jsonBody(map[string]any{"data_criacao": s.now(), "evento": "teste_webhook", "event": w.Event})
+	if err != nil {
+		return internal(err)
+	}
+	res, err := s.sendWebhook(ctx, w, "test_"+s.core.ids.hex32(), body)
+	switch {
+	case err != nil:
+		return invalid("url", "the url did not answer the test call: %s", err.Error())
+	case res.Status < 200 || res.Status > 299:
+		return invalid("url", "the url answered the test call with HTTP %d, not 2xx", res.Status)
+	}
+	return nil
+}
+
+// lastSeq is the number of the company's last event, 0 when it has none.
+func (t *txn) lastSeq() (uint64, error) {
+	p, err := t.tx.List(collEvents, t.company, store.Query{Index: indexAll, Desc: true, Limit: 1})
+	if err != nil || len(p.Records) == 0 {
+		return 0, internal(err)
+	}
+	var e Event
+	if err := decode(p.Records[0], &e); err != nil {
+		return 0, err
+	}
+	return e.Seq, nil
+}
+
+// putWebhook stores rec with its indexes: every webhook by creation and by url; the active
+// ones by event, where emit finds them.
+func (t *txn) putWebhook(rec *webhookRecord, isNew bool) error {
+	ix := []store.Index{byCreation(rec.CreatedAt), {Name: indexWebhookURL, Sort: rec.URL + "\x00" + sortTime(rec.CreatedAt)}}
+	if rec.IsActive {
+		ix = append(ix, store.Index{Name: webhookEventIndex(rec.Event), Sort: sortTime(rec.CreatedAt)})
+	}
+	if isNew {
+		return t.insert(collWebhooks, rec.ID, "webhook", rec, nil, ix)
+	}
+	return t.put(collWebhooks, rec.ID, "webhook", rec, nil, ix)
+}
+
+// ListWebhooks lists the company's webhooks, newest first; a non-empty url keeps those
+// with exactly that url.
+func (s *Service) ListWebhooks(ctx context.Context, url string, p ListParams) ([]Webhook, PageInfo, error) {
+	p, err := p.check()
+	if err != nil {
+		return nil, PageInfo{}, err
+	}
+	q := p.query(indexAll)
+	if url != "" {
+		q = p.query(indexWebhookURL)
+		q.From, q.To = url+"\x00", url+"\x01"
+	}
+	var out []Webhook
+	var total int
+	err = s.view(ctx, func(t *txn) error {
+		recs, n, err := list[webhookRecord](t, collWebhooks, q, nil)
+		out, total = make([]Webhook, 0, len(recs)), n
+		for _, r := range recs {
+			out = append(out, r.Webhook)
+		}
+		return err
+	})
+	return out, p.info(total), err
+}
+
+// GetWebhook returns the webhook id of the company.
+func (s *Service) GetWebhook(ctx context.Context, id string) (Webhook, error) {
+	var rec webhookRecord
+	err := s.view(ctx, func(t *txn) error { return t.get(collWebhooks, id, "webhook", &rec) })
+	return rec.Webhook, err
+}
+
+// DeleteWebhook removes the webhook id, its queue entry and its attempts stay for audit.
+func (s *Service) DeleteWebhook(ctx context.Context, id string) error {
+	return s.update(ctx, func(t *txn) error {
+		if err := storeErr(t.tx.Delete(collWebhooks, t.company, id), "webhook"); err != nil {
+			return err
+		}
+		_, err := found(storeErr(t.tx.Delete(collWebhookQueue, systemSpace, webhookQueueID(t.company, id)), "webhook entry"))
+		return err
+	})
+}
+
+// ListWebhookAttempts lists the delivery attempts of the webhook id, newest first.
+func (s *Service) ListWebhookAttempts(ctx context.Context, id string, p ListParams) ([]WebhookAttempt, PageInfo, error) {
+	p, err := p.check()
+	if err != nil {
+		return nil, PageInfo{}, err
+	}
+	var out []WebhookAttempt
+	var total int
+	err = s.view(ctx, func(t *txn) error {
+		out, total, err = list(t, collWebhookAttempts, p.query("webhook:"+id), func(a *WebhookAttempt, rid string) { a.ID = rid })
+		return err
+	})
+	return out, p.info(total), err
+}
+
+// wakeWebhooks queues, in t, every active webhook of the company subscribed to event that
+// has no queue entry yet. emitJSON calls it with each event.
+func (t *txn) wakeWebhooks(event string) error {
+	p, err := t.tx.List(collWebhooks, t.company, store.Query{Index: webhookEventIndex(event), Limit: MaxLimit})
+	if err != nil {
+		return internal(err)
+	}
+	for _, r := range p.Records {
+		var rec webhookRecord
+		if err := decode(r, &rec); err != nil {
+			return err
+		}
+		if rec.Queued {
+			continue
+		}
+		if err := t.queueWebhook(&rec, t.now); err != nil {
+			return err
+		}
+	}
+	if len(p.Records) > 0 {
+		t.after(func(context.Context) { t.svc.core.webhooks.wake() })
+	}
+	return nil
+}
+
+// queueWebhook puts the webhook's queue entry at at and stores the webhook.
+func (t *txn) queueWebhook(rec *webhookRecord, at time.Time) error {
+	qid := webhookQueueID(t.company, rec.ID)
+	r, err := encode(qid, webhookQueued{Company: t.company, ID: rec.ID}, nil, []store.Index{{Name: indexDue, Sort: sortTime(at) + "|" + qid}})
+	if err != nil {
+		return err
+	}
+	if rec.Queued {
+		err = t.tx.Put(collWebhookQueue, systemSpace, r)
+	}
+	if !rec.Queued || errors.Is(err, store.ErrNotFound) {
+		err = t.tx.Insert(collWebhookQueue, systemSpace, r)
+	}
+	if err != nil {
+		return storeErr(err, "webhook entry")
+	}
+	rec.Queued, rec.NextAt = true, at
+	return t.putWebhook(rec, false)
+}
+
+// unqueueWebhook removes the webhook's queue entry and stores the webhook.
+func (t *txn) unqueueWebhook(rec *webhookRecord) error {
+	if _, err := found(storeErr(t.tx.Delete(collWebhookQueue, systemSpace, webhookQueueID(t.company, rec.ID)), "webhook entry")); err != nil {
+		return err
+	}
+	rec.Queued, rec.NextAt = false, time.Time{}
+	return t.putWebhook(rec, false)
+}
+
+// jsonBody marshals v without HTML escaping.
+func jsonBody(v any) ([]byte, error) {
+	var b strings.Builder
+	enc := newJSONEncoder(&b)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return []byte(strings.TrimSuffix(b.String(), "\n")), nil
+}
