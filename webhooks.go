@@ -52,7 +52,7 @@ const (
 	webhookQueuePage = 100
 	// webhookScan is how many outbox events one claim looks through for the next one a
 	// webhook subscribes to.
-	webhookScan = 500
+	webhookScan = 64
 	// webhookPerPass is how many events one pass delivers to one webhook at most; the rest
 	// wait for the next pass.
 	webhookPerPass = 1000

@@ -438,3 +438,25 @@ func TestService_RunWebhooks_Concurrent(t *testing.T) {
 		is.Equal(len(ids), 20)
 	})
 }
+
+// TestService_WebhookScan: a webhook finds its events past many it does not subscribe to
+// (more than one claim reads), each once, in order.
+func TestService_WebhookScan(t *testing.T) {
+	eachWebhookStore(t, payments.Options{}, func(t *testing.T, e env) {
+		is := is.New(t)
+		r := newReceiver(t)
+		createWebhook(t, e.svc, r.URL, payments.EventChargeExpired)
+		for i := range 150 {
+			_, err := e.svc.CreateCharge(ctx, payments.CreateChargeParams{CorrelationID: fmt.Sprint("x", i), Value: 100, ExpiresIn: 900})
+			is.NoErr(err)
+		}
+		is.NoErr(e.svc.RunDue(ctx))
+		is.Equal(len(r.events()), 1) // only the test call: nothing expired yet
+		e.clock.Advance(time.Hour)
+		is.NoErr(e.svc.RunDue(ctx)) // expires them all, then delivers
+		is.Equal(len(r.events()), 151)
+		for _, d := range r.got[1:] {
+			is.Equal(d.event, "OPENPIX:CHARGE_EXPIRED") // only what it subscribes to
+		}
+	})
+}
