@@ -153,6 +153,28 @@ func TestWebhooks_Wire(t *testing.T) {
 	is.Equal(r.errMsg(), "Webhook not found")
 }
 
+// TestWebhooks_VendorRoute: the spec's /<vendor>/api/v1/webhook creates, lists and deletes
+// like /api/v1/webhook, behind auth, beside the other /<vendor>/ routes.
+func TestWebhooks_VendorRoute(t *testing.T) {
+	is := is.New(t)
+	s, _ := newWebhookServer(t)
+	rcv := newHook(t)
+	mustStatus(t, is, s.do(t, "POST", "/openpix/api/v1/webhook", "", `{"name":"v","url":"`+rcv.URL+`"}`), http.StatusUnauthorized) // behind auth
+	r := s.do(t, "POST", "/openpix/api/v1/webhook", s.appID, `{"webhook":{"name":"v","url":"`+rcv.URL+`","event":"OPENPIX:CHARGE_CREATED"}}`)
+	mustStatus(t, is, r, http.StatusOK)
+	id := str(r.body, "webhook", "id")
+	is.Equal(str(r.body, "webhook", "event"), "OPENPIX:CHARGE_CREATED") // the create handler's reply
+	r = s.do(t, "GET", "/api/v1/webhook", s.appID, "")
+	is.Equal(len(list(r.body, "webhooks")), 1) // stored like any other
+	r = s.do(t, "GET", "/openpix/api/v1/webhook", s.appID, "")
+	mustStatus(t, is, r, http.StatusOK)
+	is.Equal(len(list(r.body, "webhooks")), 1) // listed at the variant too
+	mustStatus(t, is, s.do(t, "DELETE", "/openpix/api/v1/webhook/"+id, s.appID, ""), http.StatusOK)
+	r = s.do(t, "GET", "/api/v1/webhook", s.appID, "")
+	is.Equal(len(list(r.body, "webhooks")), 0)                                              // deleted through the variant
+	mustStatus(t, is, s.do(t, "GET", "/openpix/testing/clock", s.appID, ""), http.StatusOK) // the sandbox routes still answer
+}
+
 // TestWebhooks_CreateErrors: bad input and a url failing the test call are 400 naming why.
 func TestWebhooks_CreateErrors(t *testing.T) {
 	s, _ := newWebhookServer(t)
