@@ -285,7 +285,7 @@ func (s *Service) recordWebhookAttempt(ctx context.Context, id string, ev Event,
 			rec.Failures++
 		}
 		a.ID = t.newID()
-		if err := t.insert(collWebhookAttempts, a.ID, "webhook attempt", a, nil, []store.Index{{Name: "webhook:" + id, Sort: sortTime(a.Time) + a.ID}}); err != nil {
+		if err := t.insertAttempt(a); err != nil {
 			return err
 		}
 		switch a.Outcome {
@@ -531,7 +531,7 @@ func (s *Service) ResendWebhookEvent(ctx context.Context, id string, seq uint64)
 	}
 	err = s.update(ctx, func(t *txn) error {
 		a.ID, a.Time = t.newID(), t.now
-		return t.insert(collWebhookAttempts, a.ID, "webhook attempt", a, nil, []store.Index{{Name: "webhook:" + id, Sort: sortTime(a.Time) + a.ID}})
+		return t.insertAttempt(a)
 	})
 	return a, err
 }

@@ -460,3 +460,47 @@ func TestService_WebhookScan(t *testing.T) {
 		}
 	})
 }
+
+// TestService_ListEventWebhookAttempts: every attempt of one event is listed, to all
+// webhooks or to one, newest first, beside the per-webhook listing.
+func TestService_ListEventWebhookAttempts(t *testing.T) {
+	eachWebhookStore(t, payments.Options{}, func(t *testing.T, e env) {
+		is := is.New(t)
+		r := newReceiver(t)
+		a := createWebhook(t, e.svc, r.URL+"/a", payments.EventChargeCreated)
+		b := createWebhook(t, e.svc, r.URL+"/b", payments.EventChargeCreated)
+		r.answer = func(n int, d delivery) int {
+			if n == 3 || n == 4 { // both webhooks' first tries of c1
+				return 500
+			}
+			return 200
+		}
+		newCharge(t, e.svc, "c1")
+		is.NoErr(e.svc.RunDue(ctx))
+		e.clock.Advance(10 * time.Second)
+		is.NoErr(e.svc.RunDue(ctx)) // the retries
+		newCharge(t, e.svc, "c2")
+		is.NoErr(e.svc.RunDue(ctx))
+		evs, err := e.svc.Events(ctx, 0, 100)
+		is.NoErr(err)
+		c1, c2 := evs[len(evs)-2].Seq, evs[len(evs)-1].Seq
+		got, page, err := e.svc.ListEventWebhookAttempts(ctx, c1, "", payments.ListParams{})
+		is.NoErr(err)
+		is.Equal(len(got), 4)                     // two webhooks, a failure and a delivery each
+		is.Equal(page.TotalCount, 4)              // counted
+		is.Equal(got[0].Seq, c1)                  // all of the event
+		is.True(!got[0].Time.Before(got[3].Time)) // newest first
+		got, _, err = e.svc.ListEventWebhookAttempts(ctx, c1, a.ID, payments.ListParams{})
+		is.NoErr(err)
+		is.Equal(len(got), 2) // one webhook's
+		is.Equal(got[0].WebhookID, a.ID)
+		is.Equal(got[0].Outcome, "delivered") // the newest
+		is.Equal(got[1].Outcome, "retry")
+		got, _, err = e.svc.ListEventWebhookAttempts(ctx, c2, b.ID, payments.ListParams{})
+		is.NoErr(err)
+		is.Equal(len(got), 1) // c2 went at once
+		got, _, err = e.svc.ListEventWebhookAttempts(ctx, c2+1, "", payments.ListParams{})
+		is.NoErr(err)
+		is.Equal(len(got), 0) // no such event: none
+	})
+}
