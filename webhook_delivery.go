@@ -289,6 +289,16 @@ func (s *Service) recordWebhookAttempt(ctx context.Context, id string, ev Event,
 			return err
 		}
 		switch a.Outcome {
+		case "delivered", "gave_up":
+			sent := WebhookSent{Event: ev.Name, Status: WebhookSentSuccess, Time: t.now, IsRetry: a.Attempt > 1}
+			if a.Outcome == "gave_up" {
+				sent.Status = WebhookSentFailed
+			}
+			if err := t.auditWebhookSent(ev, sent); err != nil {
+				return err
+			}
+		}
+		switch a.Outcome {
 		case "disabled":
 			return t.unqueueWebhook(&rec)
 		case "retry":
@@ -531,7 +541,43 @@ func (s *Service) ResendWebhookEvent(ctx context.Context, id string, seq uint64)
 	}
 	err = s.update(ctx, func(t *txn) error {
 		a.ID, a.Time = t.newID(), t.now
-		return t.insertAttempt(a)
+		if err := t.insertAttempt(a); err != nil {
+			return err
+		}
+		sent := WebhookSent{Event: ev.Name, Status: WebhookSentSuccess, Time: t.now, IsRetry: true}
+		if failure != "" {
+			sent.Status = WebhookSentFailed
+		}
+		return t.auditWebhookSent(ev, sent)
 	})
 	return a, err
+}
+
+// auditWebhookSent appends sent to the webhookSent audit of the Pix ev carries, when it
+// carries one (the events whose payload has "pix": TRANSACTION_RECEIVED, CHARGE_COMPLETED,
+// CHARGE_COMPLETED_NOT_SAME_CUSTOMER_PAYER), in t. It reads the transaction afresh, so a
+// rerun of t appends once.
+func (t *txn) auditWebhookSent(ev Event, sent WebhookSent) error {
+	switch ev.Name {
+	case t.svc.EventName(EventTransactionReceived), t.svc.EventName(EventChargeCompleted), t.svc.EventName(EventChargeNotSamePayer):
+	default:
+		return nil
+	}
+	var body struct {
+		Pix *struct {
+			EndToEndID string `json:"endToEndId"`
+		} `json:"pix"`
+	}
+	if err := json.Unmarshal(ev.Data, &body); err != nil {
+		return internal(err)
+	}
+	if body.Pix == nil || body.Pix.EndToEndID == "" {
+		return nil
+	}
+	x, err := t.findTransaction(body.Pix.EndToEndID)
+	if ok, err := found(err); err != nil || !ok {
+		return err
+	}
+	x.WebhookSent = append(x.WebhookSent, sent)
+	return t.saveTransaction(x)
 }
