@@ -504,3 +504,56 @@ func TestService_ListEventWebhookAttempts(t *testing.T) {
 		is.Equal(len(got), 0) // no such event: none
 	})
 }
+
+// TestService_ResendWebhookEvents: the events of the webhook's name in [from, to) are sent
+// again and recorded, at most MaxWebhookResend a call, the rest by continuing with After.
+func TestService_ResendWebhookEvents(t *testing.T) {
+	eachWebhookStore(t, payments.Options{}, func(t *testing.T, e env) {
+		is := is.New(t)
+		n := payments.MaxWebhookResend + 5
+		for i := range n { // all at t0: the continuation must go by number, not time
+			newCharge(t, e.svc, "c"+itoa(uint64(i)))
+		}
+		e.clock.Advance(time.Minute)
+		newCharge(t, e.svc, "later")
+		r := newReceiver(t)
+		w := createWebhook(t, e.svc, r.URL, payments.EventChargeCreated)
+		createWebhook(t, e.svc, r.URL, payments.EventChargeExpired) // another name: not its events
+
+		got, more, err := e.svc.ResendWebhookEvents(ctx, w.ID, payments.ResendWebhookEventsParams{From: t0, To: t0.Add(time.Minute)})
+		is.NoErr(err)
+		is.Equal(len(got), payments.MaxWebhookResend) // bounded
+		is.True(more)                                 // and says there is more
+		rest, more, err := e.svc.ResendWebhookEvents(ctx, w.ID, payments.ResendWebhookEventsParams{From: t0, To: t0.Add(time.Minute), After: got[len(got)-1].Seq})
+		is.NoErr(err)
+		is.Equal(len(rest), 5) // the rest
+		is.True(!more)         // and no more
+		seen := map[uint64]bool{}
+		all := append(got, rest...)
+		for i, a := range all {
+			is.Equal(a.Outcome, "resent") // recorded as a resend
+			is.True(!seen[a.Seq])         // each event once
+			seen[a.Seq] = true
+			if i > 0 {
+				is.True(a.Seq > all[i-1].Seq) // oldest first
+			}
+		}
+		is.Equal(len(r.events()), 2+n) // the two test calls, then each event once; "later" is outside [from, to)
+		attempts, _, err := e.svc.ListWebhookAttempts(ctx, w.ID, payments.ListParams{Limit: payments.MaxLimit})
+		is.NoErr(err)
+		is.Equal(len(attempts), n) // all recorded
+
+		got, more, err = e.svc.ResendWebhookEvents(ctx, w.ID, payments.ResendWebhookEventsParams{From: t0.Add(time.Minute), To: t0.Add(time.Hour)})
+		is.NoErr(err)
+		is.Equal(len(got), 1) // "later" alone
+		is.True(!more)
+		is.True(strings.Contains(string(r.last().body), `"later"`))
+
+		_, _, err = e.svc.ResendWebhookEvents(ctx, w.ID, payments.ResendWebhookEventsParams{To: t0})
+		is.Equal(payments.ErrorCode(err), payments.EINVALID) // from required
+		_, _, err = e.svc.ResendWebhookEvents(ctx, w.ID, payments.ResendWebhookEventsParams{From: t0, To: t0})
+		is.Equal(payments.ErrorCode(err), payments.EINVALID) // an empty range
+		_, _, err = e.svc.ResendWebhookEvents(ctx, "nope", payments.ResendWebhookEventsParams{From: t0, To: t0.Add(time.Hour)})
+		is.Equal(payments.ErrorCode(err), payments.ENOTFOUND) // no such webhook
+	})
+}
