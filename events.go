@@ -114,11 +114,18 @@ func (t *txn) emitJSON(name string, data []byte) error {
 	if err != nil {
 		return err
 	}
-	if err := t.tx.Insert(collEvents, t.company, store.Record{ID: id, Data: b, Indexes: []store.Index{{Name: indexAll, Sort: id}}}); err != nil {
+	ix := []store.Index{{Name: indexAll, Sort: id}, {Name: eventNameIndex(t.svc.EventName(name)), Sort: eventTimeSort(t.now, seq)}}
+	if err := t.tx.Insert(collEvents, t.company, store.Record{ID: id, Data: b, Indexes: ix}); err != nil {
 		return err
 	}
 	return t.wakeWebhooks(t.svc.EventName(name))
 }
+
+// eventNameIndex lists the events of one name (full, with the vendor prefix) by time and
+// number (eventTimeSort), for ResendWebhookEvents.
+func eventNameIndex(name string) string { return "name:" + name }
+
+func eventTimeSort(at time.Time, seq uint64) string { return sortTime(at) + "|" + seqID(seq) }
 
 // eventJSON is the stored form of an Event, written out directly: marshalling an Event
 // would scan data, already valid JSON, a second time. The payload, a JSON object, gets

@@ -2,6 +2,7 @@ package payments
 
 import (
 	"context"
+	"encoding/json"
 	"strconv"
 	"time"
 
@@ -50,6 +51,75 @@ type Transaction struct {
 	// Raw is the Pix as the bank reports it, in the real API's callback shape.
 	Raw       PixRaw    `json:"raw"`
 	CreatedAt time.Time `json:"createdAt"`
+	// WebhookSent is the webhook audit of a received Pix, oldest first: one entry each time
+	// a webhook's delivery of an event carrying this Pix ended (see WebhookSent). The wire
+	// shows [] when there is none; event payloads leave it out.
+	WebhookSent []WebhookSent `json:"webhookSent,omitempty"`
+}
+
+// WebhookSent is one entry of a transaction's webhook audit, in the wire reference's shape
+// {"<EVENT NAME>":{"status","time"},"isRetry"}. An entry is added, in the transaction that
+// records the attempt, when a delivery to a webhook of an event that carries the Pix
+// (TRANSACTION_RECEIVED, CHARGE_COMPLETED, CHARGE_COMPLETED_NOT_SAME_CUSTOMER_PAYER: the
+// events whose payload has "pix") ends: delivered (Status "SUCCESS") or given up after the
+// last attempt (Status "FAILED"); and for each manual redelivery (ResendWebhookEvent,
+// ResendWebhookEvents), SUCCESS or FAILED. Attempts that will be retried add nothing.
+type WebhookSent struct {
+	Event  string    // the event's full name, e.g. "OPENPIX:TRANSACTION_RECEIVED"
+	Status string    // SUCCESS or FAILED
+	Time   time.Time // of the attempt that ended it
+	// IsRetry is true when the entry is not the event's first attempt to that webhook:
+	// delivered or given up after failures, or a manual redelivery.
+	IsRetry bool
+}
+
+// Webhook audit statuses.
+const (
+	WebhookSentSuccess = "SUCCESS"
+	WebhookSentFailed  = "FAILED"
+)
+
+type webhookSentStatus struct {
+	Status string    `json:"status"`
+	Time   time.Time `json:"time"`
+}
+
+// MarshalJSON writes {"<Event>":{"status","time"},"isRetry"}.
+func (w WebhookSent) MarshalJSON() ([]byte, error) {
+	ev, err := json.Marshal(w.Event)
+	if err != nil {
+		return nil, err
+	}
+	st, err := json.Marshal(webhookSentStatus{Status: w.Status, Time: w.Time})
+	if err != nil {
+		return nil, err
+	}
+	b := append([]byte{'{'}, ev...)
+	b = append(append(b, ':'), st...)
+	return append(b, `,"isRetry":`+strconv.FormatBool(w.IsRetry)+"}"...), nil
+}
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (w *WebhookSent) UnmarshalJSON(b []byte) error {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(b, &m); err != nil {
+		return err
+	}
+	*w = WebhookSent{}
+	for k, v := range m {
+		if k == "isRetry" {
+			if err := json.Unmarshal(v, &w.IsRetry); err != nil {
+				return err
+			}
+			continue
+		}
+		var st webhookSentStatus
+		if err := json.Unmarshal(v, &st); err != nil {
+			return err
+		}
+		w.Event, w.Status, w.Time = k, st.Status, st.Time
+	}
+	return nil
 }
 
 // ChargeRef is the charge a transaction belongs to, as transactions and webhooks show it.
@@ -121,28 +191,31 @@ func (x Transaction) keys() []string {
 	return []string{"endToEndId:" + x.EndToEndID, "transactionID:" + x.TransactionID}
 }
 
-// Transactions are listed by time; the charge, QR code and type indexes serve the filters,
-// alone and combined ("charge:<transactionID>|type:PAYMENT").
+// Transactions are listed by time; the charge, QR code, withdrawal, type and hasWebhook
+// indexes serve the filters, alone and combined, in that order
+// ("charge:<transactionID>|type:PAYMENT|hasWebhook:true").
 func (x Transaction) indexes() []store.Index {
 	at := sortTime(x.Time)
-	typ := "|type:" + string(x.Type)
-	ix := []store.Index{{Name: indexAll, Sort: at}, {Name: "type:" + string(x.Type), Sort: at}}
-	if x.Charge != nil {
+	typ := "type:" + string(x.Type)
+	hw := "hasWebhook:" + strconv.FormatBool(len(x.WebhookSent) > 0)
+	ix := []store.Index{{Name: indexAll, Sort: at}, {Name: typ, Sort: at}, {Name: hw, Sort: at}, {Name: typ + "|" + hw, Sort: at}}
+	add := func(base string) {
 		ix = append(ix,
-			store.Index{Name: "charge:" + x.Charge.TransactionID, Sort: at},
-			store.Index{Name: "charge:" + x.Charge.TransactionID + typ, Sort: at})
+			store.Index{Name: base, Sort: at},
+			store.Index{Name: base + "|" + typ, Sort: at},
+			store.Index{Name: base + "|" + hw, Sort: at},
+			store.Index{Name: base + "|" + typ + "|" + hw, Sort: at})
+	}
+	if x.Charge != nil {
+		add("charge:" + x.Charge.TransactionID)
 	}
 	if x.PixQrCode != nil {
-		ix = append(ix,
-			store.Index{Name: "pixQrCode:" + x.PixQrCode.Identifier, Sort: at},
-			store.Index{Name: "pixQrCode:" + x.PixQrCode.Identifier + typ, Sort: at})
+		add("pixQrCode:" + x.PixQrCode.Identifier)
 	}
 	if w := x.Withdraw; w != nil {
 		for _, id := range []string{w.ID, w.EndToEndID} {
 			if id != "" {
-				ix = append(ix,
-					store.Index{Name: "withdrawal:" + id, Sort: at},
-					store.Index{Name: "withdrawal:" + id + typ, Sort: at})
+				add("withdrawal:" + id)
 			}
 		}
 	}
@@ -191,6 +264,9 @@ type TransactionFilter struct {
 	// Withdrawal is a withdrawal's id or endToEndId: its WITHDRAW transaction.
 	Withdrawal string
 	Type       TransactionType
+	// HasWebhook, when set, keeps the transactions with (true) or without (false) a
+	// webhookSent entry.
+	HasWebhook *bool
 	ListParams
 }
 
@@ -249,6 +325,14 @@ func (s *Service) ListTransactions(ctx context.Context, f TransactionFilter) ([]
 			index = "type:" + string(f.Type)
 		default:
 			index += "|type:" + string(f.Type)
+		}
+		if f.HasWebhook != nil {
+			hw := "hasWebhook:" + strconv.FormatBool(*f.HasWebhook)
+			if index == indexAll {
+				index = hw
+			} else {
+				index += "|" + hw
+			}
 		}
 		q := p.query(index)
 		if !f.Start.IsZero() {

@@ -285,8 +285,18 @@ func (s *Service) recordWebhookAttempt(ctx context.Context, id string, ev Event,
 			rec.Failures++
 		}
 		a.ID = t.newID()
-		if err := t.insert(collWebhookAttempts, a.ID, "webhook attempt", a, nil, []store.Index{{Name: "webhook:" + id, Sort: sortTime(a.Time) + a.ID}}); err != nil {
+		if err := t.insertAttempt(a); err != nil {
 			return err
+		}
+		switch a.Outcome {
+		case "delivered", "gave_up":
+			sent := WebhookSent{Event: ev.Name, Status: WebhookSentSuccess, Time: t.now, IsRetry: a.Attempt > 1}
+			if a.Outcome == "gave_up" {
+				sent.Status = WebhookSentFailed
+			}
+			if err := t.auditWebhookSent(ev, sent); err != nil {
+				return err
+			}
 		}
 		switch a.Outcome {
 		case "disabled":
@@ -480,58 +490,31 @@ func newJSONEncoder(w io.Writer) *json.Encoder {
 	return enc
 }
 
-// ResendWebhookEvent sends the company's event seq to the webhook id once more, now,
-// whatever happened to it before (delivered, given up, or sent before the webhook's last
-// failure), and records the attempt (outcome "resent" or "resend_failed"). It changes
-// neither the webhook's cursor nor its retries: it is the manual redelivery of the real
-// API's UI. The event must be one the webhook subscribes to; it goes with its usual
-// webhook-id, so a receiver that dedupes takes it once. A failure of the receiver is the
-// attempt's (Attempt 0), not an error.
-func (s *Service) ResendWebhookEvent(ctx context.Context, id string, seq uint64) (WebhookAttempt, error) {
-	var rec webhookRecord
-	var ev Event
-	err := s.view(ctx, func(t *txn) error {
-		if err := t.get(collWebhooks, id, "webhook", &rec); err != nil {
-			return err
-		}
-		r, err := t.tx.Get(collEvents, t.company, seqID(seq))
-		if err != nil {
-			return storeErr(err, "event")
-		}
-		if err := decode(r, &ev); err != nil {
-			return err
-		}
-		if ev.Name != rec.Event {
-			return invalid("seq", "event %d is %s, not the webhook's %s", seq, ev.Name, rec.Event)
-		}
+// auditWebhookSent appends sent to the webhookSent audit of the Pix ev carries, when it
+// carries one (the events whose payload has "pix": TRANSACTION_RECEIVED, CHARGE_COMPLETED,
+// CHARGE_COMPLETED_NOT_SAME_CUSTOMER_PAYER), in t. It reads the transaction afresh, so a
+// rerun of t appends once.
+func (t *txn) auditWebhookSent(ev Event, sent WebhookSent) error {
+	switch ev.Name {
+	case t.svc.EventName(EventTransactionReceived), t.svc.EventName(EventChargeCompleted), t.svc.EventName(EventChargeNotSamePayer):
+	default:
 		return nil
-	})
-	if err != nil {
-		return WebhookAttempt{}, err
 	}
-	start := time.Now()
-	var failure string
-	var res WebhookResponse
-	if rec.URL == "" {
-		if err := s.mailWebhook(ctx, rec.Webhook, ev); err != nil {
-			failure = err.Error()
-		}
-	} else {
-		res, err = s.sendWebhook(ctx, rec.Webhook, webhookMessageID(id, seq), ev.Data)
-		switch {
-		case err != nil:
-			failure, res.Status = err.Error(), 0
-		case res.Status < 200 || res.Status > 299:
-			failure = fmt.Sprintf("HTTP %d", res.Status)
-		}
+	var body struct {
+		Pix *struct {
+			EndToEndID string `json:"endToEndId"`
+		} `json:"pix"`
 	}
-	a := WebhookAttempt{WebhookID: id, Seq: seq, Event: ev.Name, Status: res.Status, Duration: time.Since(start), Error: failure, Outcome: "resent"}
-	if failure != "" {
-		a.Outcome = "resend_failed"
+	if err := json.Unmarshal(ev.Data, &body); err != nil {
+		return internal(err)
 	}
-	err = s.update(ctx, func(t *txn) error {
-		a.ID, a.Time = t.newID(), t.now
-		return t.insert(collWebhookAttempts, a.ID, "webhook attempt", a, nil, []store.Index{{Name: "webhook:" + id, Sort: sortTime(a.Time) + a.ID}})
-	})
-	return a, err
+	if body.Pix == nil || body.Pix.EndToEndID == "" {
+		return nil
+	}
+	x, err := t.findTransaction(body.Pix.EndToEndID)
+	if ok, err := found(err); err != nil || !ok {
+		return err
+	}
+	x.WebhookSent = append(x.WebhookSent, sent)
+	return t.saveTransaction(x)
 }

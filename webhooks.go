@@ -52,7 +52,7 @@ const (
 	webhookQueuePage = 100
 	// webhookScan is how many outbox events one claim looks through for the next one a
 	// webhook subscribes to.
-	webhookScan = 500
+	webhookScan = 64
 	// webhookPerPass is how many events one pass delivers to one webhook at most; the rest
 	// wait for the next pass.
 	webhookPerPass = 1000
@@ -321,6 +321,39 @@ func (s *Service) ListWebhookAttempts(ctx context.Context, id string, p ListPara
 		return err
 	})
 	return out, p.info(total), err
+}
+
+// ListEventWebhookAttempts lists the delivery attempts of the company's event seq (its
+// outbox number), newest first: to every webhook, or to the webhook webhookID when it is
+// not empty. Attempts recorded before this listing existed are not found by it (only by
+// ListWebhookAttempts).
+func (s *Service) ListEventWebhookAttempts(ctx context.Context, seq uint64, webhookID string, p ListParams) ([]WebhookAttempt, PageInfo, error) {
+	p, err := p.check()
+	if err != nil {
+		return nil, PageInfo{}, err
+	}
+	index := attemptSeqIndex(seq)
+	if webhookID != "" {
+		index += "|webhook:" + webhookID
+	}
+	var out []WebhookAttempt
+	var total int
+	err = s.view(ctx, func(t *txn) error {
+		out, total, err = list(t, collWebhookAttempts, p.query(index), func(a *WebhookAttempt, rid string) { a.ID = rid })
+		return err
+	})
+	return out, p.info(total), err
+}
+
+func attemptSeqIndex(seq uint64) string { return "seq:" + seqID(seq) }
+
+// insertAttempt stores a, listed per webhook (ListWebhookAttempts), per event and per
+// event and webhook (ListEventWebhookAttempts), each by time.
+func (t *txn) insertAttempt(a WebhookAttempt) error {
+	at := sortTime(a.Time) + a.ID
+	bySeq := attemptSeqIndex(a.Seq)
+	return t.insert(collWebhookAttempts, a.ID, "webhook attempt", a, nil, []store.Index{
+		{Name: "webhook:" + a.WebhookID, Sort: at}, {Name: bySeq, Sort: at}, {Name: bySeq + "|webhook:" + a.WebhookID, Sort: at}})
 }
 
 // wakeWebhooks queues, in t, every active webhook of the company subscribed to event that

@@ -438,3 +438,122 @@ func TestService_RunWebhooks_Concurrent(t *testing.T) {
 		is.Equal(len(ids), 20)
 	})
 }
+
+// TestService_WebhookScan: a webhook finds its events past many it does not subscribe to
+// (more than one claim reads), each once, in order.
+func TestService_WebhookScan(t *testing.T) {
+	eachWebhookStore(t, payments.Options{}, func(t *testing.T, e env) {
+		is := is.New(t)
+		r := newReceiver(t)
+		createWebhook(t, e.svc, r.URL, payments.EventChargeExpired)
+		for i := range 150 {
+			_, err := e.svc.CreateCharge(ctx, payments.CreateChargeParams{CorrelationID: fmt.Sprint("x", i), Value: 100, ExpiresIn: 900})
+			is.NoErr(err)
+		}
+		is.NoErr(e.svc.RunDue(ctx))
+		is.Equal(len(r.events()), 1) // only the test call: nothing expired yet
+		e.clock.Advance(time.Hour)
+		is.NoErr(e.svc.RunDue(ctx)) // expires them all, then delivers
+		is.Equal(len(r.events()), 151)
+		for _, d := range r.got[1:] {
+			is.Equal(d.event, "OPENPIX:CHARGE_EXPIRED") // only what it subscribes to
+		}
+	})
+}
+
+// TestService_ListEventWebhookAttempts: every attempt of one event is listed, to all
+// webhooks or to one, newest first, beside the per-webhook listing.
+func TestService_ListEventWebhookAttempts(t *testing.T) {
+	eachWebhookStore(t, payments.Options{}, func(t *testing.T, e env) {
+		is := is.New(t)
+		r := newReceiver(t)
+		a := createWebhook(t, e.svc, r.URL+"/a", payments.EventChargeCreated)
+		b := createWebhook(t, e.svc, r.URL+"/b", payments.EventChargeCreated)
+		r.answer = func(n int, d delivery) int {
+			if n == 3 || n == 4 { // both webhooks' first tries of c1
+				return 500
+			}
+			return 200
+		}
+		newCharge(t, e.svc, "c1")
+		is.NoErr(e.svc.RunDue(ctx))
+		e.clock.Advance(10 * time.Second)
+		is.NoErr(e.svc.RunDue(ctx)) // the retries
+		newCharge(t, e.svc, "c2")
+		is.NoErr(e.svc.RunDue(ctx))
+		evs, err := e.svc.Events(ctx, 0, 100)
+		is.NoErr(err)
+		c1, c2 := evs[len(evs)-2].Seq, evs[len(evs)-1].Seq
+		got, page, err := e.svc.ListEventWebhookAttempts(ctx, c1, "", payments.ListParams{})
+		is.NoErr(err)
+		is.Equal(len(got), 4)                     // two webhooks, a failure and a delivery each
+		is.Equal(page.TotalCount, 4)              // counted
+		is.Equal(got[0].Seq, c1)                  // all of the event
+		is.True(!got[0].Time.Before(got[3].Time)) // newest first
+		got, _, err = e.svc.ListEventWebhookAttempts(ctx, c1, a.ID, payments.ListParams{})
+		is.NoErr(err)
+		is.Equal(len(got), 2) // one webhook's
+		is.Equal(got[0].WebhookID, a.ID)
+		is.Equal(got[0].Outcome, "delivered") // the newest
+		is.Equal(got[1].Outcome, "retry")
+		got, _, err = e.svc.ListEventWebhookAttempts(ctx, c2, b.ID, payments.ListParams{})
+		is.NoErr(err)
+		is.Equal(len(got), 1) // c2 went at once
+		got, _, err = e.svc.ListEventWebhookAttempts(ctx, c2+1, "", payments.ListParams{})
+		is.NoErr(err)
+		is.Equal(len(got), 0) // no such event: none
+	})
+}
+
+// TestService_ResendWebhookEvents: the events of the webhook's name in [from, to) are sent
+// again and recorded, at most MaxWebhookResend a call, the rest by continuing with After.
+func TestService_ResendWebhookEvents(t *testing.T) {
+	eachWebhookStore(t, payments.Options{}, func(t *testing.T, e env) {
+		is := is.New(t)
+		n := payments.MaxWebhookResend + 5
+		for i := range n { // all at t0: the continuation must go by number, not time
+			newCharge(t, e.svc, "c"+itoa(uint64(i)))
+		}
+		e.clock.Advance(time.Minute)
+		newCharge(t, e.svc, "later")
+		r := newReceiver(t)
+		w := createWebhook(t, e.svc, r.URL, payments.EventChargeCreated)
+		createWebhook(t, e.svc, r.URL, payments.EventChargeExpired) // another name: not its events
+
+		got, more, err := e.svc.ResendWebhookEvents(ctx, w.ID, payments.ResendWebhookEventsParams{From: t0, To: t0.Add(time.Minute)})
+		is.NoErr(err)
+		is.Equal(len(got), payments.MaxWebhookResend) // bounded
+		is.True(more)                                 // and says there is more
+		rest, more, err := e.svc.ResendWebhookEvents(ctx, w.ID, payments.ResendWebhookEventsParams{From: t0, To: t0.Add(time.Minute), After: got[len(got)-1].Seq})
+		is.NoErr(err)
+		is.Equal(len(rest), 5) // the rest
+		is.True(!more)         // and no more
+		seen := map[uint64]bool{}
+		all := append(got, rest...)
+		for i, a := range all {
+			is.Equal(a.Outcome, "resent") // recorded as a resend
+			is.True(!seen[a.Seq])         // each event once
+			seen[a.Seq] = true
+			if i > 0 {
+				is.True(a.Seq > all[i-1].Seq) // oldest first
+			}
+		}
+		is.Equal(len(r.events()), 2+n) // the two test calls, then each event once; "later" is outside [from, to)
+		attempts, _, err := e.svc.ListWebhookAttempts(ctx, w.ID, payments.ListParams{Limit: payments.MaxLimit})
+		is.NoErr(err)
+		is.Equal(len(attempts), n) // all recorded
+
+		got, more, err = e.svc.ResendWebhookEvents(ctx, w.ID, payments.ResendWebhookEventsParams{From: t0.Add(time.Minute), To: t0.Add(time.Hour)})
+		is.NoErr(err)
+		is.Equal(len(got), 1) // "later" alone
+		is.True(!more)
+		is.True(strings.Contains(string(r.last().body), `"later"`))
+
+		_, _, err = e.svc.ResendWebhookEvents(ctx, w.ID, payments.ResendWebhookEventsParams{To: t0})
+		is.Equal(payments.ErrorCode(err), payments.EINVALID) // from required
+		_, _, err = e.svc.ResendWebhookEvents(ctx, w.ID, payments.ResendWebhookEventsParams{From: t0, To: t0})
+		is.Equal(payments.ErrorCode(err), payments.EINVALID) // an empty range
+		_, _, err = e.svc.ResendWebhookEvents(ctx, "nope", payments.ResendWebhookEventsParams{From: t0, To: t0.Add(time.Hour)})
+		is.Equal(payments.ErrorCode(err), payments.ENOTFOUND) // no such webhook
+	})
+}

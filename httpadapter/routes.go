@@ -116,6 +116,12 @@ func addRoutes(mux *http.ServeMux, svc *payments.Service, opts Options) (apiPatt
 	api("DELETE /webhook/{id}", auth(handleWebhookDelete(log)))
 	api("GET /webhook/ips", notOffered("webhook source IPs are"))
 	api("GET /webhook/public-keys", handleWebhookPublicKeys(svc, log))
+	// The spec's /<vendor>/api/v1/webhook variant (e.g. /openpix/api/v1/webhook): the same
+	// handlers. Nothing else lives under /<vendor>/api, so it clashes with neither
+	// /<vendor>/testing nor /<vendor>/charge/brcode/image.
+	root("POST "+vendor+"/api/v1/webhook", auth(handleWebhookCreate(log)))
+	root("GET "+vendor+"/api/v1/webhook", auth(handleWebhookList(log)))
+	root("DELETE "+vendor+"/api/v1/webhook/{id}", auth(handleWebhookDelete(log)))
 
 	// Exclusive (fidelity) cashback.
 	api("POST /cashback-fidelity", auth(handleCashbackCreate(log)))

@@ -3,14 +3,25 @@ package httpadapter
 import (
 	"log/slog"
 	"net/http"
+	"strings"
 
 	"github.com/pixfoundry/payments"
 )
 
 // transactionView is a transaction as the wire shows it: withdraw is the withdrawal of a
-// WITHDRAW transaction and null on every other, as the spec lists it on every transaction.
+// WITHDRAW transaction and null on every other, as the spec lists it on every transaction;
+// webhookSent is the webhook audit, [] when there is none.
 type transactionView struct {
 	payments.Transaction
+	WebhookSent []payments.WebhookSent `json:"webhookSent"`
+}
+
+func viewTransaction(x payments.Transaction) transactionView {
+	v := transactionView{Transaction: x, WebhookSent: x.WebhookSent}
+	if v.WebhookSent == nil {
+		v.WebhookSent = []payments.WebhookSent{}
+	}
+	return v
 }
 
 // transactionReply is the reply of GET /transaction/{id}.
@@ -34,12 +45,12 @@ func handleTransactionGet(log *slog.Logger) http.Handler {
 			writeError(w, r, log, err)
 			return
 		}
-		encode(w, http.StatusOK, transactionReply{Transaction: transactionView{Transaction: x}})
+		encode(w, http.StatusOK, transactionReply{Transaction: viewTransaction(x)})
 	})
 }
 
-// handleTransactionList: GET /transaction?start&end&charge&pixQrCode&withdrawal&type&skip&
-// limit → 200 {status:"OK", transactions, pageInfo}, newest first. The top-level status
+// handleTransactionList: GET /transaction?start&end&charge&pixQrCode&withdrawal&type&
+// hasWebhook&skip&limit → 200 {status:"OK", transactions, pageInfo}, newest first. The top-level status
 // is there because the Java SDK requires it. The filters combine: a transaction is listed
 // when it matches all of them.
 func handleTransactionList(log *slog.Logger) http.Handler {
@@ -56,7 +67,7 @@ func handleTransactionList(log *slog.Logger) http.Handler {
 		}
 		reply := transactionListReply{Status: "OK", Transactions: make([]transactionView, len(xs)), PageInfo: page}
 		for i, x := range xs {
-			reply.Transactions[i].Transaction = x
+			reply.Transactions[i] = viewTransaction(x)
 		}
 		encode(w, http.StatusOK, reply)
 	})
@@ -79,5 +90,12 @@ func transactionFilter(r *http.Request) (payments.TransactionFilter, error) {
 	f.PixQrCode = q.Get("pixQrCode")
 	f.Withdrawal = q.Get("withdrawal")
 	f.Type = payments.TransactionType(q.Get("type"))
+	if strings.TrimSpace(q.Get("hasWebhook")) != "" {
+		hw, err := queryBool(r, "hasWebhook")
+		if err != nil {
+			return f, err
+		}
+		f.HasWebhook = &hw
+	}
 	return f, nil
 }

@@ -153,6 +153,71 @@ func TestWebhooks_Wire(t *testing.T) {
 	is.Equal(r.errMsg(), "Webhook not found")
 }
 
+// TestWebhooks_VendorRoute: the spec's /<vendor>/api/v1/webhook creates, lists and deletes
+// like /api/v1/webhook, behind auth, beside the other /<vendor>/ routes.
+func TestWebhooks_VendorRoute(t *testing.T) {
+	is := is.New(t)
+	s, _ := newWebhookServer(t)
+	rcv := newHook(t)
+	mustStatus(t, is, s.do(t, "POST", "/openpix/api/v1/webhook", "", `{"name":"v","url":"`+rcv.URL+`"}`), http.StatusUnauthorized) // behind auth
+	r := s.do(t, "POST", "/openpix/api/v1/webhook", s.appID, `{"webhook":{"name":"v","url":"`+rcv.URL+`","event":"OPENPIX:CHARGE_CREATED"}}`)
+	mustStatus(t, is, r, http.StatusOK)
+	id := str(r.body, "webhook", "id")
+	is.Equal(str(r.body, "webhook", "event"), "OPENPIX:CHARGE_CREATED") // the create handler's reply
+	r = s.do(t, "GET", "/api/v1/webhook", s.appID, "")
+	is.Equal(len(list(r.body, "webhooks")), 1) // stored like any other
+	r = s.do(t, "GET", "/openpix/api/v1/webhook", s.appID, "")
+	mustStatus(t, is, r, http.StatusOK)
+	is.Equal(len(list(r.body, "webhooks")), 1) // listed at the variant too
+	mustStatus(t, is, s.do(t, "DELETE", "/openpix/api/v1/webhook/"+id, s.appID, ""), http.StatusOK)
+	r = s.do(t, "GET", "/api/v1/webhook", s.appID, "")
+	is.Equal(len(list(r.body, "webhooks")), 0)                                              // deleted through the variant
+	mustStatus(t, is, s.do(t, "GET", "/openpix/testing/clock", s.appID, ""), http.StatusOK) // the sandbox routes still answer
+}
+
+// TestWebhooks_TransactionAudit: a transaction shows webhookSent ([] before any delivery,
+// then {"<EVENT>":{status,time},isRetry}), and GET /transaction?hasWebhook= filters on it.
+func TestWebhooks_TransactionAudit(t *testing.T) {
+	is := is.New(t)
+	s, _ := newWebhookServer(t)
+	rcv := newHook(t)
+	first := s.sandboxPay(t, s.appID, "transactionID="+str(s.createCharge(t, s.appID, `{"correlationID":"c0","value":100}`), "transactionID"))
+	r := s.do(t, "GET", "/api/v1/transaction/"+str(first, "endToEndId"), s.appID, "")
+	mustStatus(t, is, r, http.StatusOK)
+	is.Equal(len(list(r.body, "transaction", "webhookSent")), 0) // none yet
+	is.True(get(r.body, "transaction", "webhookSent") != nil)    // but [] rather than null or absent
+	mustStatus(t, is, s.do(t, "POST", "/api/v1/webhook", s.appID, `{"name":"w","url":"`+rcv.URL+`"}`), http.StatusOK)
+	c := s.createCharge(t, s.appID, `{"correlationID":"c1","value":100}`)
+	x := s.sandboxPay(t, s.appID, "transactionID="+str(c, "transactionID"))
+	is.NoErr(s.svc.RunWebhooks(ctx))
+	is.Equal(rcv.count(), 2) // the test call, then TRANSACTION_RECEIVED
+	r = s.do(t, "GET", "/api/v1/transaction/"+str(x, "endToEndId"), s.appID, "")
+	sent := list(r.body, "transaction", "webhookSent")
+	is.Equal(len(sent), 1) // the delivery
+	is.Equal(str(sent[0], "OPENPIX:TRANSACTION_RECEIVED", "status"), "SUCCESS")
+	is.Equal(str(sent[0], "OPENPIX:TRANSACTION_RECEIVED", "time"), "2026-11-22T12:00:00Z")
+	is.Equal(get(sent[0], "isRetry"), false) // the first attempt
+
+	for _, tc := range []struct {
+		query string
+		want  string
+	}{
+		{"hasWebhook=true", str(x, "endToEndId")},
+		{"hasWebhook=false", str(first, "endToEndId")},
+		{"hasWebhook=TRUE&charge=c1", str(x, "endToEndId")},
+		{"hasWebhook=false&type=PAYMENT&start=2026-11-22T12:00:00Z", str(first, "endToEndId")},
+	} {
+		r := s.do(t, "GET", "/api/v1/transaction?"+tc.query, s.appID, "")
+		mustStatus(t, is, r, http.StatusOK)
+		xs := list(r.body, "transactions")
+		is.Equal(len(xs), 1)                        // tc.query
+		is.Equal(str(xs[0], "endToEndId"), tc.want) // tc.query
+	}
+	r = s.do(t, "GET", "/api/v1/transaction?hasWebhook=yes", s.appID, "")
+	mustStatus(t, is, r, http.StatusBadRequest)
+	is.True(strings.Contains(r.errMsg(), "hasWebhook")) // names the parameter
+}
+
 // TestWebhooks_CreateErrors: bad input and a url failing the test call are 400 naming why.
 func TestWebhooks_CreateErrors(t *testing.T) {
 	s, _ := newWebhookServer(t)
