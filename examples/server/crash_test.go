@@ -22,6 +22,20 @@ import (
 	"github.com/pixfoundry/payments"
 )
 
+// buildServer builds the server binary into a temporary directory and returns it with the
+// path of a database file beside it, for the tests that kill the process.
+func buildServer(t *testing.T) (bin, db string) {
+	t.Helper()
+	dir := t.TempDir()
+	bin = filepath.Join(dir, "server")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		t.Fatalf("the server does not build: %v", err)
+	}
+	return bin, filepath.Join(dir, "payments.db")
+}
+
 // TestCrash_NothingAcknowledgedIsLost runs the real server binary, creates and pays charges
 // from 16 connections, kills the process with SIGKILL in the middle, and restarts it on the
 // same file: every charge the server answered 200 for is there, every payment it answered
@@ -32,12 +46,7 @@ func TestCrash_NothingAcknowledgedIsLost(t *testing.T) {
 		t.Skip("builds and kills a server process")
 	}
 	is := is.New(t)
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "server")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	build.Stderr = os.Stderr
-	is.NoErr(build.Run()) // the server builds
-	db := filepath.Join(dir, "payments.db")
+	bin, db := buildServer(t)
 
 	base, appID, proc := startProcess(t, bin, db, true)
 	var created, paid sync.Map // correlationID -> true, acknowledged with 200

@@ -6,9 +6,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"sync"
 	"syscall"
 	"testing"
@@ -27,12 +24,7 @@ func TestCrash_WebhooksRedelivered(t *testing.T) {
 		t.Skip("builds and kills a server process")
 	}
 	is := is.New(t)
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "server")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	build.Stderr = os.Stderr
-	is.NoErr(build.Run()) // the server builds
-	db := filepath.Join(dir, "payments.db")
+	bin, db := buildServer(t)
 
 	const events, answered = 50, 10
 	var mu sync.Mutex
