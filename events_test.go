@@ -124,7 +124,7 @@ var wireKeys = map[string][]string{
 // object must have (at least; exactly, when the name starts with "=").
 var wireInnerKeys = map[string][]string{
 	"TRANSACTION_RECEIVED/pix": {"payer", "value", "time", "endToEndId", "fee", "status", "type", "createdAt",
-		"pixKey", "globalID", "debitParty", "creditParty"},
+		"pixKey", "globalID", "debitParty", "creditParty", "raw"},
 	"TRANSACTION_RECEIVED/company": {"id", "name", "taxID"},
 	"CHARGE_COMPLETED/pix":         {"value", "time", "endToEndId", "status", "type", "globalID"},
 	"CHARGE_CREATED/company":       {"id", "name", "taxID"},
