@@ -57,13 +57,13 @@ type CashbackPolicy struct {
 }
 
 // DefaultCashbackPolicy returns 1% of what was paid.
-var DefaultCashbackPolicy = CashbackPolicy{BasisPoints: 100}
+func DefaultCashbackPolicy() CashbackPolicy { return CashbackPolicy{BasisPoints: 100} }
 
 func (c Company) cashback() CashbackPolicy {
 	if c.CashbackPolicy != nil {
 		return *c.CashbackPolicy
 	}
-	return DefaultCashbackPolicy
+	return DefaultCashbackPolicy()
 }
 
 func (cb Cashback) indexes() []store.Index {

@@ -28,9 +28,9 @@ type Company struct {
 	PixKey       string `json:"pixKey"`
 	MerchantName string `json:"merchantName"`
 	MerchantCity string `json:"merchantCity"`
-	// FeePolicy is what the platform takes from each Pix received; nil means DefaultFeePolicy.
+	// FeePolicy is what the platform takes from each Pix received; nil means DefaultFeePolicy().
 	FeePolicy *FeePolicy `json:"feePolicy,omitempty"`
-	// CashbackPolicy is the percentage cashback; nil means DefaultCashbackPolicy.
+	// CashbackPolicy is the percentage cashback; nil means DefaultCashbackPolicy().
 	CashbackPolicy *CashbackPolicy `json:"cashbackPolicy,omitempty"`
 	// WithdrawalPolicy is the fee on small withdrawals; nil means DefaultWithdrawalPolicy().
 	WithdrawalPolicy *WithdrawalPolicy `json:"withdrawalPolicy,omitempty"`
@@ -187,7 +187,7 @@ func (c Company) fees() FeePolicy {
 	if c.FeePolicy != nil {
 		return *c.FeePolicy
 	}
-	return DefaultFeePolicy
+	return DefaultFeePolicy()
 }
 
 // company loads the company of the transaction.

@@ -16,7 +16,7 @@ type FeePolicy struct {
 
 // DefaultFeePolicy is the real API's published default: 0.8% per Pix received, at least
 // R$ 0,50 and at most R$ 5,00.
-var DefaultFeePolicy = FeePolicy{BasisPoints: 80, Min: 50, Max: 500}
+func DefaultFeePolicy() FeePolicy { return FeePolicy{BasisPoints: 80, Min: 50, Max: 500} }
 
 // Fee returns the fee on a received amount.
 func (p FeePolicy) Fee(amount int64) int64 {
