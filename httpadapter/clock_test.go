@@ -19,10 +19,18 @@ import (
 // clock. The test never sleeps: only the offset moves time.
 func newClockServer(t *testing.T, sandbox bool) (server, *payments.OffsetClock) {
 	t.Helper()
+	return newOffsetClockServer(t, sandbox, payments.Options{})
+}
+
+// newOffsetClockServer is a test server whose Service runs on an OffsetClock over a
+// ManualClock (server.clock), with opts (Clock and DefaultCompany set here).
+func newOffsetClockServer(t *testing.T, sandbox bool, opts payments.Options) (server, *payments.OffsetClock) {
+	t.Helper()
 	st := memory.New()
 	base := payments.NewManualClock(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC))
 	clock := payments.NewOffsetClock(base)
-	svc, err := payments.New(st, payments.Options{Clock: clock, DefaultCompany: payments.CompanyParams{Name: "Loja Exemplo"}})
+	opts.Clock, opts.DefaultCompany = clock, payments.CompanyParams{Name: "Loja Exemplo"}
+	svc, err := payments.New(st, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,22 +1,18 @@
 package httpadapter_test
 
 import (
-	"bytes"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/matryer/is"
 
 	"github.com/pixfoundry/payments"
 	"github.com/pixfoundry/payments/httpadapter"
-	"github.com/pixfoundry/payments/store/memory"
 )
 
 // TestWebhookEvents: GET /webhook/events lists the catalogue, {events:[{name,
@@ -49,21 +45,8 @@ func TestWebhookEvents(t *testing.T) {
 // newWebhookServer is newClockServer with webhooks delivered over HTTP to loopback.
 func newWebhookServer(t *testing.T) (server, *payments.OffsetClock) {
 	t.Helper()
-	st := memory.New()
-	base := payments.NewManualClock(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC))
-	clock := payments.NewOffsetClock(base)
-	svc, err := payments.New(st, payments.Options{Clock: clock, DefaultCompany: payments.CompanyParams{Name: "Loja Exemplo"},
+	return newOffsetClockServer(t, true, payments.Options{
 		WebhookSender: httpadapter.NewWebhookSender(httpadapter.WebhookSenderOptions{AllowPrivate: true})})
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, err := svc.CreateApplication(ctx, payments.ApplicationParams{Name: "test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	logs := &bytes.Buffer{}
-	h := httpadapter.New(svc, httpadapter.Options{Sandbox: true, Clock: clock, Logger: slog.New(slog.NewTextHandler(logs, nil))})
-	return server{svc: svc, clock: base, store: st, h: h, appID: a.AppID(), logs: logs}, clock
 }
 
 // hook is a receiver on 127.0.0.1 that records bodies and headers and answers with status.
