@@ -1,0 +1,143 @@
+package httpadapter
+
+import (
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/pixfoundry/payments"
+)
+
+// pageText is the wording of the payment link pages in one language.
+type pageText struct {
+	Lang                                       string // the html lang attribute
+	Title, PayTo, Value, AnyAmount, DueDate    string
+	DueToday, TimeLeft, Days                   string
+	Waiting, Paid, Expired                     string
+	HowToPay, Step1, Step2, QRAlt              string
+	CopyPaste, Copy, Copied, CopyFailed        string
+	Sandbox, SandboxNote, Simulate, Simulating string
+	SimulateFailed, Footer                     string
+	NotFoundTitle, NotFoundText                string
+	months                                     [12]string
+	dateLayout                                 func(d, month, y string) string
+}
+
+// status is the wording of s.
+func (t pageText) status(s payments.PaymentLinkStatus) string {
+	switch s {
+	case payments.PaymentLinkPaid:
+		return t.Paid
+	case payments.PaymentLinkExpired:
+		return t.Expired
+	default:
+		return t.Waiting
+	}
+}
+
+// date formats the calendar day of d (UTC, as the Service keeps time).
+func (t pageText) date(d time.Time) string {
+	d = d.UTC()
+	return t.dateLayout(strconv.Itoa(d.Day()), t.months[d.Month()-1], strconv.Itoa(d.Year()))
+}
+
+// textPT is the default wording: Brazilian Portuguese.
+var textPT = pageText{
+	Lang:           "pt-BR",
+	Title:          "Pagar com Pix",
+	PayTo:          "Pagamento para",
+	Value:          "Valor",
+	AnyAmount:      "Valor livre",
+	DueDate:        "Vencimento",
+	DueToday:       "Valor para pagar hoje",
+	TimeLeft:       "Expira em",
+	Days:           "d",
+	Waiting:        "Aguardando pagamento",
+	Paid:           "Pago",
+	Expired:        "Expirado",
+	HowToPay:       "Como pagar",
+	Step1:          "Abra o app do seu banco e escolha pagar com Pix.",
+	Step2:          "Leia o QR Code ou cole o código Pix Copia e Cola.",
+	QRAlt:          "QR Code Pix deste pagamento",
+	CopyPaste:      "Pix Copia e Cola",
+	Copy:           "Copiar código Pix",
+	Copied:         "Código copiado.",
+	CopyFailed:     "Não foi possível copiar: selecione o código e copie.",
+	Sandbox:        "Ambiente de testes",
+	SandboxNote:    "Nenhum dinheiro de verdade é movimentado aqui.",
+	Simulate:       "Simular pagamento",
+	Simulating:     "Simulando o pagamento…",
+	SimulateFailed: "A simulação falhou:",
+	Footer:         "Esta página se atualiza sozinha quando o pagamento chega.",
+	NotFoundTitle:  "Link de pagamento não encontrado",
+	NotFoundText:   "Este link não existe ou foi cancelado. Confira o endereço ou peça um novo link a quem fez a cobrança.",
+	months:         [12]string{"jan", "fev", "mar", "abr", "mai", "jun", "jul", "ago", "set", "out", "nov", "dez"},
+	dateLayout:     func(d, m, y string) string { return d + " " + m + " " + y },
+}
+
+// textEN is the wording for browsers that prefer English.
+var textEN = pageText{
+	Lang:           "en",
+	Title:          "Pay with Pix",
+	PayTo:          "Payment to",
+	Value:          "Amount",
+	AnyAmount:      "Any amount",
+	DueDate:        "Due date",
+	DueToday:       "Amount due today",
+	TimeLeft:       "Expires in",
+	Days:           "d",
+	Waiting:        "Waiting for payment",
+	Paid:           "Paid",
+	Expired:        "Expired",
+	HowToPay:       "How to pay",
+	Step1:          "Open your bank's app and choose to pay with Pix.",
+	Step2:          "Scan the QR code or paste the Pix copy-and-paste code.",
+	QRAlt:          "Pix QR code for this payment",
+	CopyPaste:      "Pix copy-and-paste code",
+	Copy:           "Copy Pix code",
+	Copied:         "Code copied.",
+	CopyFailed:     "Could not copy: select the code and copy it.",
+	Sandbox:        "Sandbox",
+	SandboxNote:    "No real money moves here.",
+	Simulate:       "Simulate payment",
+	Simulating:     "Simulating the payment…",
+	SimulateFailed: "The simulation failed:",
+	Footer:         "This page updates by itself when the payment arrives.",
+	NotFoundTitle:  "Payment link not found",
+	NotFoundText:   "This link does not exist or was cancelled. Check the address, or ask whoever sent it for a new link.",
+	months:         [12]string{"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"},
+	dateLayout:     func(d, m, y string) string { return m + " " + d + ", " + y },
+}
+
+// pageLanguage chooses the page's wording from an Accept-Language header: English when
+// the browser ranks an English tag (en, en-US, ...) above every Portuguese one, Portuguese
+// otherwise (no header, a header naming neither, a tie, a malformed one). Tags with q=0
+// are refused ones; a missing q is 1; "*" names neither.
+func pageLanguage(header string) pageText {
+	bestPT, bestEN := -1.0, -1.0
+	for part := range strings.SplitSeq(header, ",") {
+		tag, params, _ := strings.Cut(strings.TrimSpace(part), ";")
+		q := 1.0
+		if v, ok := strings.CutPrefix(strings.TrimSpace(params), "q="); ok {
+			f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+			if err != nil || f < 0 || f > 1 {
+				continue
+			}
+			q = f
+		}
+		if q == 0 {
+			continue
+		}
+		primary, _, _ := strings.Cut(strings.ToLower(strings.TrimSpace(tag)), "-")
+		switch primary {
+		case "pt":
+			bestPT = max(bestPT, q)
+		case "en":
+			bestEN = max(bestEN, q)
+		}
+	}
+	if bestEN > bestPT {
+		return textEN
+	}
+	return textPT
+}
