@@ -19,8 +19,7 @@ type pageText struct {
 	Sandbox, SandboxNote, Simulate, Simulating string
 	SimulateFailed, Footer                     string
 	NotFoundTitle, NotFoundText                string
-	months                                     [12]string
-	dateLayout                                 func(d, month, y string) string
+	dateLayout                                 string // time.Format layout of a calendar day
 }
 
 // status is the wording of s.
@@ -37,8 +36,7 @@ func (t pageText) status(s payments.PaymentLinkStatus) string {
 
 // date formats the calendar day of d (UTC, as the Service keeps time).
 func (t pageText) date(d time.Time) string {
-	d = d.UTC()
-	return t.dateLayout(strconv.Itoa(d.Day()), t.months[d.Month()-1], strconv.Itoa(d.Year()))
+	return d.UTC().Format(t.dateLayout)
 }
 
 // textPT is the default wording: Brazilian Portuguese.
@@ -71,8 +69,7 @@ var textPT = pageText{
 	Footer:         "Esta página se atualiza sozinha quando o pagamento chega.",
 	NotFoundTitle:  "Link de pagamento não encontrado",
 	NotFoundText:   "Este link não existe ou foi cancelado. Confira o endereço ou peça um novo link a quem fez a cobrança.",
-	months:         [12]string{"jan", "fev", "mar", "abr", "mai", "jun", "jul", "ago", "set", "out", "nov", "dez"},
-	dateLayout:     func(d, m, y string) string { return d + " " + m + " " + y },
+	dateLayout:     "02/01/2006",
 }
 
 // textEN is the wording for browsers that prefer English.
@@ -105,8 +102,7 @@ var textEN = pageText{
 	Footer:         "This page updates by itself when the payment arrives.",
 	NotFoundTitle:  "Payment link not found",
 	NotFoundText:   "This link does not exist or was cancelled. Check the address, or ask whoever sent it for a new link.",
-	months:         [12]string{"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"},
-	dateLayout:     func(d, m, y string) string { return m + " " + d + ", " + y },
+	dateLayout:     "Jan 2, 2006",
 }
 
 // pageLanguage chooses the page's wording from an Accept-Language header: English when
