@@ -100,6 +100,7 @@ type pageData struct {
 	// AmountDueText is what paying today takes (OVERDUE charges).
 	AmountDueText string
 	StatusText    string
+	DoneNote      string // under a final status
 	StatusClass   string
 	TimeLeftText  string
 	ExpiresIn     string // whole seconds left, "" for a static QR code
@@ -128,6 +129,7 @@ func handlePayLinkPage(svc *payments.Service, opts Options) http.Handler {
 			ValueText:     formatBRL(l.Value),
 			AmountDueText: formatBRL(l.AmountDue),
 			StatusText:    t.status(l.Status),
+			DoneNote:      t.doneNote(l.Status),
 			StatusClass:   strings.ToLower(string(l.Status)),
 			ImageURL:      qrImagePrefix(vendor) + url.PathEscape(l.ID) + ".png?size=" + strconv.Itoa(payLinkImageSize),
 			StatusURL:     payPath(l.ID) + "/status",

@@ -120,6 +120,7 @@ func TestPayLinkPage(t *testing.T) {
 		is.True(strings.Contains(r.errMsg(), "already paid"))
 		body := s.page(t, "/pay/"+link).Body.String()
 		is.True(strings.Contains(body, `class="status status-paid"`))
+		is.True(strings.Contains(body, "Pagamento recebido. Obrigado!"))
 		is.True(!strings.Contains(body, "data-simulate-url=\"/pay")) // nothing left to simulate
 	})
 

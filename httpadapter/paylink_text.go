@@ -14,6 +14,7 @@ type pageText struct {
 	Title, PayTo, Value, AnyAmount, DueDate    string
 	DueToday, TimeLeft, Days                   string
 	Waiting, Paid, Expired                     string
+	PaidNote, ExpiredNote                      string // under the status once it is final
 	HowToPay, Step1, Step2, QRAlt              string
 	CopyPaste, Copy, Copied, CopyFailed        string
 	Sandbox, SandboxNote, Simulate, Simulating string
@@ -31,6 +32,18 @@ func (t pageText) status(s payments.PaymentLinkStatus) string {
 		return t.Expired
 	default:
 		return t.Waiting
+	}
+}
+
+// doneNote is the note under a final status: "" while waiting.
+func (t pageText) doneNote(s payments.PaymentLinkStatus) string {
+	switch s {
+	case payments.PaymentLinkPaid:
+		return t.PaidNote
+	case payments.PaymentLinkExpired:
+		return t.ExpiredNote
+	default:
+		return ""
 	}
 }
 
@@ -53,6 +66,8 @@ var textPT = pageText{
 	Waiting:        "Aguardando pagamento",
 	Paid:           "Pago",
 	Expired:        "Expirado",
+	PaidNote:       "Pagamento recebido. Obrigado!",
+	ExpiredNote:    "Este link não aceita mais pagamentos. Peça um novo link a quem fez a cobrança.",
 	HowToPay:       "Como pagar",
 	Step1:          "Abra o app do seu banco e escolha pagar com Pix.",
 	Step2:          "Leia o QR Code ou cole o código Pix Copia e Cola.",
@@ -86,6 +101,8 @@ var textEN = pageText{
 	Waiting:        "Waiting for payment",
 	Paid:           "Paid",
 	Expired:        "Expired",
+	PaidNote:       "Payment received. Thank you!",
+	ExpiredNote:    "This link no longer takes payments. Ask whoever sent it for a new one.",
 	HowToPay:       "How to pay",
 	Step1:          "Open your bank's app and choose to pay with Pix.",
 	Step2:          "Scan the QR code or paste the Pix copy-and-paste code.",

@@ -66,6 +66,7 @@ async function open(url, acceptLanguage = "pt-BR,pt;q=0.9") {
 }
 
 const text = (page, sel) => page.locator(sel).innerText();
+const shot = (page, name) => page.screenshot({ path: path.join(SCREENSHOT_DIR, name), fullPage: true });
 
 // decodeQR reads the PNG at url and returns the text of the QR code in it.
 async function decodeQR(url) {
@@ -114,9 +115,9 @@ test("a new charge's page: merchant, value, comment, BR Code, QR image, screensh
 
   // Nothing wider than a phone's screen.
   assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= 375), "no horizontal scroll at 375 px");
-  await page.screenshot({ path: path.join(SCREENSHOT_DIR, "paylink-375.png"), fullPage: true });
+  await shot(page, "paylink-375.png");
   await page.setViewportSize({ width: 1280, height: 900 });
-  await page.screenshot({ path: path.join(SCREENSHOT_DIR, "paylink-1280.png"), fullPage: true });
+  await shot(page, "paylink-1280.png");
   await page.close();
 });
 
@@ -127,6 +128,7 @@ test("English when the browser asks for it", async () => {
   assert.equal(await text(page, "#status"), "Waiting for payment");
   assert.equal(await text(page, "#simulate"), "Simulate payment");
   assert.equal(await text(page, "#amount"), "R$ 9,90"); // BRL the Brazilian way, in English too
+  await shot(page, "paylink-en-375.png");
   await page.close();
 });
 
@@ -138,6 +140,8 @@ test("Simulate payment: the status turns to paid without a reload", async () => 
   await page.waitForFunction(() => document.getElementById("status").textContent === "Pago", null, WAIT);
   assert.equal(await page.evaluate(() => window.__sameDocument), true); // no reload
   assert.equal(await page.locator("#pay").isVisible(), false); // the code is gone once paid
+  assert.equal(await text(page, "#done-note"), "Pagamento recebido. Obrigado!");
+  await shot(page, "paylink-paid-375.png");
   const { charge: after } = await api("GET", `/api/v1/charge/${charge.correlationID}`);
   assert.equal(after.status, "COMPLETED"); // it really paid the charge
   await page.close();
@@ -160,9 +164,11 @@ test("an expired charge is shown as expired", async () => {
   await api("POST", "/openpix/testing/clock", { advance: "16m" });
   await page.waitForFunction(() => document.getElementById("status").textContent === "Expirado", null, WAIT);
   assert.equal(await page.locator("#pay").isVisible(), false);
+  assert.match(await text(page, "#done-note"), /não aceita mais pagamentos/);
   await page.reload();
   assert.equal(await text(page, "#status"), "Expirado"); // and so it renders
   assert.equal(await page.locator("#simulate").count(), 0); // nothing to simulate
+  await shot(page, "paylink-expired-375.png");
   await page.close();
 });
 
@@ -171,5 +177,22 @@ test("an unknown link shows the not-found page", async () => {
   assert.equal(res.status(), 404);
   assert.match(res.headers()["content-type"], /^text\/html/);
   assert.equal(await text(page, "h1"), "Link de pagamento não encontrado");
+  await shot(page, "paylink-notfound-375.png");
+  await page.close();
+});
+
+test("an OVERDUE charge shows its due date and the amount due today", async () => {
+  const charge = await newCharge({
+    value: 10000, type: "OVERDUE", daysForDueDate: 1, daysAfterDueDate: 30,
+    fines: { value: 200, type: "FIXED" }, interests: { value: 100 },
+  });
+  await api("POST", "/openpix/testing/clock", { advance: "72h" }); // two days late
+  const { charge: now } = await api("GET", `/api/v1/charge/${charge.correlationID}`);
+  assert.ok(now.amountDue > now.value, "fine and interest");
+  const { page } = await open(charge.paymentLinkUrl);
+  const reais = (c) => "R$ " + Math.floor(c / 100).toLocaleString("pt-BR") + "," + String(c % 100).padStart(2, "0");
+  assert.equal(await text(page, "#due-today"), reais(now.amountDue));
+  assert.ok(await page.locator("#due-date").isVisible());
+  await shot(page, "paylink-overdue-375.png");
   await page.close();
 });

@@ -50,10 +50,13 @@
     el.className = "status status-" + status.toLowerCase();
     root.dataset.status = status;
     var waiting = status === "WAITING";
-    ["pay", "sandbox", "time-left", "due-today-row"].forEach(function (id) {
+    ["pay", "sandbox", "time-left", "due-today-row", "footer"].forEach(function (id) {
       var e = $(id);
       if (e) e.hidden = !waiting;
     });
+    var note = $("done-note"), noteText = { PAID: d.notePaid, EXPIRED: d.noteExpired }[status] || "";
+    if (note.textContent !== noteText) note.textContent = noteText;
+    note.hidden = noteText === "";
     if (typeof st.expiresIn === "number") { left = st.expiresIn; readAt = Date.now(); }
     if ($("due-today") && st.amountDueText) $("due-today").textContent = st.amountDueText;
     tick();
