@@ -10,6 +10,7 @@ import (
 
 	"github.com/matryer/is"
 
+	"github.com/pixfoundry/payments"
 	"github.com/pixfoundry/payments/httpadapter"
 )
 
@@ -56,7 +57,7 @@ func TestPayLinkPage(t *testing.T) {
 		is.True(strings.Contains(body, ">"+htmlEscape(str(c, "brCode"))+"</textarea>")) // the BR Code to copy
 		is.True(strings.Contains(body, `src="/openpix/charge/brcode/image/`+link+`.png?size=600"`))
 		is.True(strings.Contains(body, "Aguardando pagamento"))
-		is.True(strings.Contains(body, `id="countdown">01:00:00<`)) // time left
+		is.True(strings.Contains(body, `id="countdown" datetime="PT3600S">01:00:00<`)) // time left
 		is.True(strings.Contains(body, `data-simulate-url="/pay/`+link+`/simulate"`))
 		is.True(strings.Contains(body, `<label for="brcode">`)) // labelled
 		for _, secret := range []string{"52998224725", "Dan Payer", "dan@example.com", "page-1", str(c, "transactionID")} {
@@ -221,3 +222,39 @@ func between(s, start, end string) string {
 
 // brl formats centavos below R$ 1.000,00 as the page does: "R$ 104,00".
 func brl(centavos int) string { return fmt.Sprintf("R$ %d,%02d", centavos/100, centavos%100) }
+
+// BenchmarkPayLinkPage renders the payment page of a charge, as a payer's browser asks for it.
+func BenchmarkPayLinkPage(b *testing.B) {
+	s := newServer(b, httpadapter.Options{Sandbox: true})
+	c, err := s.svc.CreateCharge(ctx, payments.CreateChargeParams{CorrelationID: "bench", Value: 123456, Comment: "Pedido 42"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	path := "/pay/" + c.PaymentLinkID
+	b.ReportAllocs()
+	for b.Loop() {
+		w := httptest.NewRecorder()
+		s.h.ServeHTTP(w, httptest.NewRequest("GET", path, nil))
+		if w.Code != http.StatusOK {
+			b.Fatal(w.Code)
+		}
+	}
+}
+
+// BenchmarkPayLinkStatus answers the status route the page polls every 3 s.
+func BenchmarkPayLinkStatus(b *testing.B) {
+	s := newServer(b, httpadapter.Options{})
+	c, err := s.svc.CreateCharge(ctx, payments.CreateChargeParams{CorrelationID: "bench", Value: 123456})
+	if err != nil {
+		b.Fatal(err)
+	}
+	path := "/pay/" + c.PaymentLinkID + "/status"
+	b.ReportAllocs()
+	for b.Loop() {
+		w := httptest.NewRecorder()
+		s.h.ServeHTTP(w, httptest.NewRequest("GET", path, nil))
+		if w.Code != http.StatusOK {
+			b.Fatal(w.Code)
+		}
+	}
+}
