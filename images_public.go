@@ -11,11 +11,10 @@ import (
 //
 // A charge's or static QR code's qrCodeImage (made by the adapter's Links, see SetLinks) is
 // <base URL>/<vendor>/charge/brcode/image/<paymentLinkID>.png, and the real API serves that
-// URL without credentials: browsers and
-// e-mail clients load it from <img> tags, which cannot send an App ID. Serving it publicly
-// gives nothing away: the image holds only the BR Code, which exists to be shown to whoever
-// pays, and the paymentLinkID is a random UUID, known only to those the company gave the
-// link to.
+// URL without credentials: browsers and e-mail clients load it from <img> tags, which
+// cannot send an App ID. Serving it publicly gives nothing away: the image holds only the
+// BR Code, which exists to be shown to whoever pays, and the paymentLinkID is a random UUID,
+// known only to those the company gave the link to.
 //
 // Answering it needs the company of a paymentLinkID without an App ID. The system space
 // keeps that one fact: collection "paymentlinks", record id = the paymentLinkID, data = the

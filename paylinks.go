@@ -43,22 +43,22 @@ type linksBox struct{ Links }
 // it before the Service writes anything a client will read (events included).
 func (s *Service) SetLinks(l Links) {
 	if l == nil {
-		s.core.links.Store(nil)
+		s.core.pageLinks.Store(nil)
 		return
 	}
-	s.core.links.Store(&linksBox{l})
+	s.core.pageLinks.Store(&linksBox{l})
 }
 
 // linkURLs are the paymentLinkUrl and qrCodeImage of paymentLinkID: empty without Links.
 func (c *core) linkURLs(paymentLinkID string) (page, image string) {
-	b := c.links.Load()
+	b := c.pageLinks.Load()
 	if b == nil {
 		return "", ""
 	}
 	return b.PaymentLinkURL(paymentLinkID), b.QRCodeImageURL(paymentLinkID)
 }
 
-// linksPointer is the type of core.links.
+// linksPointer is the type of core.pageLinks.
 type linksPointer = atomic.Pointer[linksBox]
 
 // PaymentLinkKind says what a payment link is for.

@@ -70,14 +70,14 @@ type Service struct {
 
 // core is what all companies' Services share.
 type core struct {
-	store  store.Store
-	clock  Clock
-	ids    *idSource
-	log    *slog.Logger
-	vendor string
-	links  linksPointer // the Links installed by SetLinks; nil leaves link fields empty
-	qr     *qrpng.Renderer
-	rail   Rail
+	store     store.Store
+	clock     Clock
+	ids       *idSource
+	log       *slog.Logger
+	vendor    string
+	pageLinks linksPointer // the Links installed by SetLinks; nil leaves link fields empty
+	qr        *qrpng.Renderer
+	rail      Rail
 	// sendTimeout bounds one Rail call about an order.
 	sendTimeout time.Duration
 	webhooks    *webhookCore

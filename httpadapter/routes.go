@@ -11,8 +11,9 @@ import (
 // addRoutes is the whole API surface. Every API route goes through api, which serves it
 // under /api/v1 and the legacy /api/<vendor>/v1; the few routes outside those prefixes go
 // through root. auth marks the routes that need an App ID: every one but /health, the
-// webhook public keys, the public QR image and the payment link page's routes. It returns the patterns it registered, for the test that checks each
-// one refuses a request without an App ID, and for allowMethods.
+// webhook public keys, the public QR image and the payment link page's routes. It returns
+// the patterns it registered, for the test that checks each one refuses a request without
+// an App ID, and for allowMethods.
 //
 // Operations of the real API this version does not offer yet are registered at their real
 // method and path, behind auth, answering 501 {"error":"... not offered in this version"}
