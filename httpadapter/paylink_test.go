@@ -258,3 +258,14 @@ func BenchmarkPayLinkStatus(b *testing.B) {
 		}
 	}
 }
+
+// A program that uses the library in process, without this adapter, gets a charge whose
+// link fields are empty, and builds them from its paymentLinkID and its public base URL.
+func ExamplePaymentLinkURL() {
+	id := "6f1c2a8e-3b9d-4c7e-9a51-2d8f0b7e4c13" // a charge's PaymentLinkID
+	fmt.Println(httpadapter.PaymentLinkURL("https://pix.example.com/", id))
+	fmt.Println(httpadapter.QRCodeImageURL("https://pix.example.com", "openpix", id))
+	// Output:
+	// https://pix.example.com/pay/6f1c2a8e-3b9d-4c7e-9a51-2d8f0b7e4c13
+	// https://pix.example.com/openpix/charge/brcode/image/6f1c2a8e-3b9d-4c7e-9a51-2d8f0b7e4c13.png
+}
