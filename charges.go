@@ -58,8 +58,8 @@ type Charge struct {
 	TransactionID  string           `json:"transactionID"`
 	GlobalID       string           `json:"globalID"`
 	PaymentLinkID  string           `json:"paymentLinkID"`
-	PaymentLinkURL string           `json:"paymentLinkUrl"`
-	QRCodeImage    string           `json:"qrCodeImage"`
+	PaymentLinkURL string           `json:"paymentLinkUrl"` // by the installed Links (SetLinks); "" without
+	QRCodeImage    string           `json:"qrCodeImage"`    // by the installed Links (SetLinks); "" without
 	BRCode         string           `json:"brCode"`
 	PixKey         string           `json:"pixKey"`
 	Customer       *Customer        `json:"customer"`
@@ -540,9 +540,7 @@ func (t *txn) present(c *Charge) {
 	if c.AdditionalInfo == nil {
 		c.AdditionalInfo = []AdditionalInfo{}
 	}
-	base := t.svc.core.publicURL
-	c.PaymentLinkURL = base + "/pay/" + c.PaymentLinkID
-	c.QRCodeImage = base + "/" + t.svc.core.vendor + "/charge/brcode/image/" + c.PaymentLinkID + ".png"
+	c.PaymentLinkURL, c.QRCodeImage = t.svc.core.linkURLs(c.PaymentLinkID) // see SetLinks
 	c.PaymentMethods = PaymentMethods{Pix: PixMethod{
 		Method: "PIX_COB", TransactionID: c.TransactionID, Identifier: c.Identifier,
 		AdditionalInfo: c.AdditionalInfo, Fee: c.Fee, Value: c.Value, Status: c.Status,

@@ -41,7 +41,8 @@ func TestService_CreateCharge(t *testing.T) {
 			is.Equal(c.Fee, int64(50))                    // 0.8% of 10,50 is below the R$ 0,50 minimum
 			is.Equal(len(c.TransactionID), 32)            // 32 hex like the real API
 			is.Equal(c.Identifier, c.TransactionID)       // identifier is the transaction id
-			is.True(strings.HasPrefix(c.QRCodeImage, "/openpix/charge/brcode/image/"+c.PaymentLinkID))
+			is.Equal(c.QRCodeImage+c.PaymentLinkURL, "")  // no Links installed (SetLinks): no URLs
+			is.Equal(len(c.PaymentLinkID), 36)            // the link is its UUID
 			is.Equal(c.PaymentMethods.Pix.TxID, c.Identifier[:25])
 			is.Equal(c.PaymentMethods.Pix.Method, "PIX_COB")
 			is.Equal(c.Customer.Name, "Dan")

@@ -9,18 +9,18 @@ import (
 
 // The public QR image.
 //
-// A charge's or static QR code's qrCodeImage is <PublicURL>/<vendor>/charge/brcode/image/
-// <paymentLinkID>.png, and the real API serves that URL without credentials: browsers and
-// e-mail clients load it from <img> tags, which cannot send an App ID. Serving it publicly
-// gives nothing away: the image holds only the BR Code, which exists to be shown to whoever
-// pays, and the paymentLinkID is a random UUID, known only to those the company gave the
-// link to.
+// A charge's or static QR code's qrCodeImage (made by the adapter's Links, see SetLinks) is
+// <base URL>/<vendor>/charge/brcode/image/<paymentLinkID>.png, and the real API serves that
+// URL without credentials: browsers and e-mail clients load it from <img> tags, which
+// cannot send an App ID. Serving it publicly gives nothing away: the image holds only the
+// BR Code, which exists to be shown to whoever pays, and the paymentLinkID is a random UUID,
+// known only to those the company gave the link to.
 //
 // Answering it needs the company of a paymentLinkID without an App ID. The system space
 // keeps that one fact: collection "paymentlinks", record id = the paymentLinkID, data = the
 // company's id and what the link is for, written in the same transaction as the charge or
 // QR code and deleted with it. With Authenticate, it is the only read across companies, and
-// it leads to nothing but the image.
+// it leads to nothing but the image and the payment page's public view (paylinks.go).
 const collPaymentLinks = "paymentlinks"
 
 // Kinds of paymentlinks records.
@@ -82,17 +82,10 @@ func (s *Service) QRCodeImageByLink(ctx context.Context, paymentLinkID string, s
 // with the paymentLinkID id, reading only by that exact key in the owning company.
 func (t *txn) brCodeByLink(id string) (string, error) {
 	errNotFound := notFound("QR code not found")
-	if id == "" {
-		return "", errNotFound
-	}
-	r, err := t.tx.Get(collPaymentLinks, systemSpace, id)
-	if errors.Is(err, store.ErrNotFound) {
+	l, err := t.paymentLinkOwner(id)
+	if ErrorCode(err) == ENOTFOUND {
 		return "", errNotFound
 	} else if err != nil {
-		return "", internal(err)
-	}
-	var l paymentLink
-	if err := decode(r, &l); err != nil {
 		return "", err
 	}
 	owner := t.forCompany(l.Company)

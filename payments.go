@@ -35,9 +35,6 @@ type Options struct {
 	Logger *slog.Logger
 	// Vendor is the name used in event names and paths; default DefaultVendor.
 	Vendor string
-	// PublicURL is the base of the links a charge carries (paymentLinkUrl, qrCodeImage),
-	// e.g. "https://pix.example.com"; empty makes them paths ("/pay/<id>").
-	PublicURL string
 	// DefaultCompany describes the company created on first open for in-process use.
 	DefaultCompany CompanyParams
 	// Rail is the bank side: it sends Pix out and resolves Pix keys; default
@@ -78,7 +75,7 @@ type core struct {
 	ids       *idSource
 	log       *slog.Logger
 	vendor    string
-	publicURL string
+	pageLinks linksPointer // the Links installed by SetLinks; nil leaves link fields empty
 	qr        *qrpng.Renderer
 	rail      Rail
 	// sendTimeout bounds one Rail call about an order.
@@ -107,7 +104,7 @@ func Open(path string, opts Options) (*Service, error) {
 // company on first use. Closing the Service does not close a store passed to New.
 func New(st store.Store, opts Options) (*Service, error) {
 	c := &core{store: st, clock: opts.Clock, ids: newIDSource(opts.IDs), log: opts.Logger, vendor: opts.Vendor,
-		publicURL: strings.TrimRight(opts.PublicURL, "/"), qr: qrpng.New(0), rail: opts.Rail,
+		qr: qrpng.New(0), rail: opts.Rail,
 		webhooks: newWebhookCore(opts)}
 	if c.clock == nil {
 		c.clock = SystemClock{}

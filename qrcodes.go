@@ -21,8 +21,8 @@ type PixQRCode struct {
 	CorrelationID  string    `json:"correlationID"`
 	Identifier     string    `json:"identifier"`
 	PaymentLinkID  string    `json:"paymentLinkID"`
-	PaymentLinkURL string    `json:"paymentLinkUrl"`
-	QRCodeImage    string    `json:"qrCodeImage"`
+	PaymentLinkURL string    `json:"paymentLinkUrl"` // by the installed Links (SetLinks); "" without
+	QRCodeImage    string    `json:"qrCodeImage"`    // by the installed Links (SetLinks); "" without
 	BRCode         string    `json:"brCode"`
 	PixKey         string    `json:"pixKey"`
 	CreatedAt      time.Time `json:"createdAt"`
@@ -115,9 +115,7 @@ func (q PixQRCode) keys() []string {
 }
 
 func (t *txn) presentQRCode(q *PixQRCode) {
-	base := t.svc.core.publicURL
-	q.PaymentLinkURL = base + "/pay/" + q.PaymentLinkID
-	q.QRCodeImage = base + "/" + t.svc.core.vendor + "/charge/brcode/image/" + q.PaymentLinkID + ".png"
+	q.PaymentLinkURL, q.QRCodeImage = t.svc.core.linkURLs(q.PaymentLinkID) // see SetLinks
 }
 
 // GetPixQRCode returns the static QR code with the id, correlationID, identifier or

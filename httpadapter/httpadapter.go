@@ -5,8 +5,10 @@
 // New returns an http.Handler to run on its own or mount on a host's mux. routes.go lists
 // every route; each is served under /api/v1/... and under the legacy /api/<vendor>/v1/...
 // prefix. Requests authenticate with `Authorization: <AppID>` (raw, no scheme): the App ID
-// selects the company, and the handler acts only for it. Two routes are public: /health,
-// and the QR image PNG that qrCodeImage links point browsers at (see handleQRImagePublic).
+// selects the company, and the handler acts only for it. A few routes are public: /health,
+// the webhook public keys, the QR image PNG that qrCodeImage links point browsers at (see
+// handleQRImagePublic), and the payment link page that paymentLinkUrl opens (paylink.go),
+// which answers HTML.
 //
 // Every failure body is {"error": "<message>"} (a 401 adds the older "errors" form, the
 // base64 image route adds "success": false); the status comes from one map of payments
@@ -57,9 +59,9 @@ type Options struct {
 	// below the http.Server's own MaxHeaderBytes (default 1 MiB): above that limit
 	// net/http answers 431 itself, in plain text, before any handler runs.
 	MaxHeaderBytes int
-	// BaseURL is the public base URL of this server (e.g. "https://pix.example.com"). The
-	// links in returned records (qrCodeImage, paymentLinkUrl) are made by the Service from
-	// payments.Options.PublicURL: give both the same value.
+	// BaseURL is the public base URL of this server (e.g. "https://pix.example.com"): the
+	// links records carry (paymentLinkUrl, qrCodeImage) are made from it, by the Links New
+	// installs in the Service. Empty makes them paths ("/pay/<paymentLinkID>").
 	BaseURL string
 }
 
@@ -71,8 +73,15 @@ type Advancer interface {
 	Advance(d time.Duration) (time.Time, error)
 }
 
-// New returns the HTTP handler of the OpenPix-compatible API over svc. svc is used only
-// to authenticate App IDs: each request acts for the company its App ID belongs to.
+// New returns the HTTP handler of the OpenPix-compatible API over svc. svc is used to
+// authenticate App IDs (each request acts for the company its App ID belongs to) and for the
+// public routes that find a record by its paymentLinkID whichever company owns it.
+//
+// New also installs in svc (payments.Service.SetLinks, for every company) the links of
+// this handler's routes under opts.BaseURL, so that every record and event svc makes from
+// then on carries paymentLinkUrl <BaseURL>/pay/<paymentLinkID> and qrCodeImage
+// <BaseURL>/<vendor>/charge/brcode/image/<paymentLinkID>.png: call it before svc writes
+// anything. One Service serves one adapter's links: a second New over it replaces them.
 func New(svc *payments.Service, opts Options) http.Handler {
 	return newHandler(svc, opts, nil)
 }
@@ -89,6 +98,7 @@ func newHandler(svc *payments.Service, opts Options, extra func(*http.ServeMux))
 		opts.MaxHeaderBytes = DefaultMaxHeaderBytes
 	}
 	opts.BaseURL = strings.TrimRight(opts.BaseURL, "/")
+	svc.SetLinks(links{base: opts.BaseURL, vendor: svc.Vendor()})
 	mux := http.NewServeMux()
 	apiPatterns, rootPatterns := addRoutes(mux, svc, opts)
 	if extra != nil {

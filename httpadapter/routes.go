@@ -10,9 +10,10 @@ import (
 
 // addRoutes is the whole API surface. Every API route goes through api, which serves it
 // under /api/v1 and the legacy /api/<vendor>/v1; the few routes outside those prefixes go
-// through root. auth marks the routes that need an App ID: every one but /health and the
-// public QR image. It returns the patterns it registered, for the test that checks each
-// one refuses a request without an App ID, and for allowMethods.
+// through root. auth marks the routes that need an App ID: every one but /health, the
+// webhook public keys, the public QR image and the payment link page's routes. It returns
+// the patterns it registered, for the test that checks each one refuses a request without
+// an App ID, and for allowMethods.
 //
 // Operations of the real API this version does not offer yet are registered at their real
 // method and path, behind auth, answering 501 {"error":"... not offered in this version"}
@@ -52,8 +53,16 @@ func addRoutes(mux *http.ServeMux, svc *payments.Service, opts Options) (apiPatt
 	api("DELETE /qrcode-static/{id}", auth(handlePixQRCodeDelete(log)))
 
 	// QR images. The PNG is public: qrCodeImage links to it (see handleQRImagePublic).
-	root("GET "+vendor+"/charge/brcode/image/{file}", handleQRImagePublic(svc, log))
+	root("GET "+qrImagePrefix(svc.Vendor())+"{file}", handleQRImagePublic(svc, log))
 	root("GET /api/image/qrcode/base64/{id}", auth(handleQRImageBase64(log)))
+
+	// The payment link page that paymentLinkUrl opens, public like the link, with the
+	// status it polls and, in the sandbox only, its "Simulate payment" button (paylink.go).
+	root("GET /pay/{paymentLinkID}", handlePayLinkPage(svc, opts))
+	root("GET /pay/{paymentLinkID}/status", handlePayLinkStatus(svc, log))
+	if opts.Sandbox {
+		root("POST /pay/{paymentLinkID}/simulate", handlePayLinkSimulate(svc, log))
+	}
 
 	// BR Codes.
 	api("POST /decode/emv", auth(handleEMVDecode(log)))

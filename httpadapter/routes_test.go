@@ -21,12 +21,19 @@ import (
 
 // publicRoutes are the patterns served without an App ID. Add a route here only on
 // purpose: /health, the QR image PNG that qrCodeImage URLs point browsers at, and the
-// webhook public keys (public in the real API: receivers fetch them).
+// webhook public keys (public in the real API: receivers fetch them), and the payment link
+// page's routes (the payer has no App ID; see paylink.go).
 var publicRoutes = map[string]bool{
 	"GET /health":                             true,
 	"GET /webhook/public-keys":                true,
 	"GET /openpix/charge/brcode/image/{file}": true,
+	"GET /pay/{paymentLinkID}":                true,
+	"GET /pay/{paymentLinkID}/status":         true,
+	"POST /pay/{paymentLinkID}/simulate":      true,
 }
+
+// pagePath matches the path of the payment link page, which answers HTML (paylink.go).
+var pagePath = regexp.MustCompile(`^/pay/[^/?]+(\?|$)`)
 
 // TestRoutes_RequireAuth sends every registered route (API routes under both prefixes, and
 // the routes outside them, sandbox included) a request without an App ID: each must
@@ -171,7 +178,11 @@ func TestRoutes_Junk(t *testing.T) {
 		if w.Code >= 500 && w.Code != http.StatusNotImplemented {
 			t.Errorf("%s %s %.200q: status %d %s", method, path, body, w.Code, w.Body.String())
 		}
-		if ct := w.Header().Get("Content-Type"); !strings.HasPrefix(ct, "application/json") && ct != "image/png" {
+		ct := w.Header().Get("Content-Type")
+		if pagePath.MatchString(path) && strings.HasPrefix(ct, "text/html") { // the payment page answers HTML
+			return
+		}
+		if !strings.HasPrefix(ct, "application/json") && ct != "image/png" {
 			t.Errorf("%s %s %.200q: Content-Type %q", method, path, body, ct)
 		}
 	}

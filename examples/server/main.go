@@ -276,10 +276,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 		clock, advancer = c, c
 	}
 	svc, err := payments.Open(cfg.db, payments.Options{
-		Clock:     clock,
-		Logger:    log,
-		Vendor:    cfg.vendor,
-		PublicURL: baseURL,
+		Clock:  clock,
+		Logger: log,
+		Vendor: cfg.vendor,
 		// Webhooks are POSTed over HTTP; the sandbox may deliver to receivers on this
 		// machine or its network, production only to public addresses.
 		WebhookSender:  httpadapter.NewWebhookSender(httpadapter.WebhookSenderOptions{AllowPrivate: cfg.sandbox}),
@@ -304,6 +303,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 		return err
 	}
 
+	// The handler first: httpadapter.New installs the links records carry (paymentLinkUrl,
+	// qrCodeImage, from baseURL), which the tick loop's events carry too.
+	handler := httpadapter.New(svc, httpadapter.Options{
+		Sandbox: cfg.sandbox, Clock: advancer, Logger: log, BaseURL: baseURL,
+	})
+
 	// The tick loop stops, and is waited for, before the database closes (defers run last
 	// first).
 	dueCtx, stopDue := context.WithCancel(ctx)
@@ -324,9 +329,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 	}()
 
 	srv := &http.Server{
-		Handler: httpadapter.New(svc, httpadapter.Options{
-			Sandbox: cfg.sandbox, Clock: advancer, Logger: log, BaseURL: baseURL,
-		}),
+		Handler:           handler,
 		ReadHeaderTimeout: readHeaderTimeout,
 		ReadTimeout:       readTimeout,
 		WriteTimeout:      writeTimeout,

@@ -1,0 +1,99 @@
+// The payment link page: copy the BR Code, count the time left down, follow the status
+// (polling the public status route) and, in the sandbox, simulate the payment.
+(function () {
+  "use strict";
+  var root = document.getElementById("paylink");
+  if (!root) return;
+  var d = root.dataset;
+  var status = d.status;
+  var $ = function (id) { return document.getElementById(id); };
+
+  // Copy and paste.
+  var copy = $("copy"), code = $("brcode"), copyResult = $("copy-result");
+  copy.addEventListener("click", function () {
+    var done = function () { copyResult.textContent = d.textCopied; };
+    var fallback = function () {
+      code.focus();
+      code.select();
+      try { document.execCommand("copy") ? done() : fail(); } catch (e) { fail(); }
+    };
+    var fail = function () { copyResult.textContent = d.textCopyFailed; };
+    if (navigator.clipboard && window.isSecureContext) {
+      navigator.clipboard.writeText(code.value).then(done, fallback);
+    } else {
+      fallback();
+    }
+  });
+  code.addEventListener("focus", function () { code.select(); });
+
+  // Time left, counted from the server's own clock (expiresIn seconds at the last read).
+  var left = d.expiresIn === "" ? null : Number(d.expiresIn);
+  var readAt = Date.now();
+  var countdown = $("countdown");
+  var pad = function (n) { return (n < 10 ? "0" : "") + n; };
+  function tick() {
+    if (left === null || !countdown || status !== "WAITING") return;
+    var s = Math.max(0, Math.floor(left - (Date.now() - readAt) / 1000));
+    var days = Math.floor(s / 86400), rest = s % 86400;
+    var hms = pad(Math.floor(rest / 3600)) + ":" + pad(Math.floor(rest / 60) % 60) + ":" + pad(rest % 60);
+    countdown.textContent = (days > 0 ? days + " " + d.textDays + " " : "") + hms;
+    countdown.setAttribute("datetime", "PT" + s + "S");
+    if (s === 0) poll();
+  }
+
+  // Status.
+  var texts = { WAITING: d.textWaiting, PAID: d.textPaid, EXPIRED: d.textExpired };
+  function show(st) {
+    status = st.status;
+    var el = $("status");
+    if (el.textContent !== texts[status]) el.textContent = texts[status];
+    el.className = "status status-" + status.toLowerCase();
+    root.dataset.status = status;
+    var waiting = status === "WAITING";
+    ["pay", "sandbox", "time-left", "due-today-row", "footer"].forEach(function (id) {
+      var e = $(id);
+      if (e) e.hidden = !waiting;
+    });
+    var note = $("done-note"), noteText = { PAID: d.notePaid, EXPIRED: d.noteExpired }[status] || "";
+    if (note.textContent !== noteText) note.textContent = noteText;
+    note.hidden = noteText === "";
+    if (typeof st.expiresIn === "number") { left = st.expiresIn; readAt = Date.now(); }
+    if ($("due-today") && st.amountDueText) $("due-today").textContent = st.amountDueText;
+    tick();
+  }
+  var polling = false;
+  function poll() {
+    if (polling || status !== "WAITING") return;
+    polling = true;
+    fetch(d.statusUrl, { cache: "no-store", headers: { Accept: "application/json" } })
+      .then(function (r) { return r.ok ? r.json() : null; })
+      .then(function (st) { if (st) show(st); })
+      .catch(function () {})
+      .then(function () { polling = false; });
+  }
+  if (d.kind === "CHARGE") {
+    setInterval(tick, 1000);
+    setInterval(poll, 3000);
+    document.addEventListener("visibilitychange", function () { if (!document.hidden) poll(); });
+  }
+
+  // Sandbox: pay this link through the sandbox-only route.
+  var simulate = $("simulate");
+  if (simulate && d.simulateUrl) {
+    simulate.addEventListener("click", function () {
+      var result = $("simulate-result");
+      simulate.disabled = true;
+      result.textContent = d.textSimulating;
+      fetch(d.simulateUrl, { method: "POST", headers: { Accept: "application/json" } })
+        .then(function (r) {
+          return r.json().then(function (body) {
+            if (!r.ok) throw new Error(body && body.error ? body.error : String(r.status));
+            result.textContent = "";
+            show(body);
+          });
+        })
+        .catch(function (e) { result.textContent = d.textSimulateFailed + " " + e.message; })
+        .then(function () { simulate.disabled = false; });
+    });
+  }
+})();
