@@ -84,7 +84,8 @@ type core struct {
 	// sendTimeout bounds one Rail call about an order.
 	sendTimeout time.Duration
 	webhooks    *webhookCore
-	owns        bool // Close closes the store
+	auth        *authCache // verified App IDs (applications_cache.go)
+	owns        bool       // Close closes the store
 }
 
 // Open opens (creating if needed) a bbolt database file at path and returns the Service of
@@ -108,7 +109,7 @@ func Open(path string, opts Options) (*Service, error) {
 func New(st store.Store, opts Options) (*Service, error) {
 	c := &core{store: st, clock: opts.Clock, ids: newIDSource(opts.IDs), log: opts.Logger, vendor: opts.Vendor,
 		publicURL: strings.TrimRight(opts.PublicURL, "/"), qr: qrpng.New(0), rail: opts.Rail,
-		webhooks: newWebhookCore(opts)}
+		webhooks: newWebhookCore(opts), auth: newAuthCache(authCacheSize, authCacheTTL)}
 	if c.clock == nil {
 		c.clock = SystemClock{}
 	}
