@@ -302,3 +302,9 @@ func queryBool(r *http.Request, name string) (bool, error) {
 	}
 	return false, invalid(name, "%s must be true or false", name)
 }
+
+// deletedReply is the answer of a DELETE that worked: {"id": <id as given>, "status": "OK"}.
+type deletedReply struct {
+	ID     string `json:"id"`
+	Status string `json:"status"`
+}
