@@ -12,6 +12,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -126,18 +127,38 @@ func logError(r *http.Request, log *slog.Logger, err error, status int) string {
 
 // encode writes v as the JSON body with status. Every value we encode is built by this
 // package from plain types, so a marshalling failure is a bug: it panics, and the recovery
-// middleware logs it and answers 500.
+// middleware logs it and answers 500. A reply with an appendJSON method (charge_json.go)
+// writes its own bytes, the same as encoding/json's, into a pooled buffer.
 func encode(w http.ResponseWriter, status int, v any) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic(fmt.Sprintf("httpadapter: encode %T: %v", v, err))
+	var b []byte
+	if a, ok := v.(jsonAppender); ok {
+		buf := replyBuffers.Get().(*[]byte)
+		b = append(a.appendJSON((*buf)[:0]), '\n')
+		defer func() {
+			if cap(b) <= maxPooledReply {
+				*buf = b[:0]
+				replyBuffers.Put(buf)
+			}
+		}()
+	} else {
+		var err error
+		if b, err = json.Marshal(v); err != nil {
+			panic(fmt.Sprintf("httpadapter: encode %T: %v", v, err))
+		}
+		b = append(b, '\n')
 	}
 	h := w.Header()
 	h.Set("Content-Type", "application/json; charset=utf-8")
 	h.Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(status)
-	w.Write(append(b, '\n')) // a failed write means the client left; nothing to do
+	w.Write(b) // a failed write means the client left; nothing to do. Write copies b.
 }
+
+// replyBuffers holds the buffers encode writes appendJSON replies into; one larger than
+// maxPooledReply (a long list) is left to the garbage collector.
+var replyBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
+
+const maxPooledReply = 64 << 10
 
 // invalid is a bad-request error naming the offending input.
 func invalid(field, format string, args ...any) error {
