@@ -276,7 +276,7 @@ func appendIntField(b []byte, name string, n int64) []byte {
 // left to encoding/json, so that every escape is exactly its own.
 func appendString(b []byte, s string) []byte {
 	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+		if !plainJSONByte[s[i]] {
 			j, _ := json.Marshal(s) // a string always encodes
 			return append(b, j...)
 		}
@@ -285,6 +285,14 @@ func appendString(b []byte, s string) []byte {
 	b = append(b, s...)
 	return append(b, '"')
 }
+
+// plainJSONByte marks the bytes appendString copies as they are.
+var plainJSONByte = func() (t [256]bool) {
+	for c := 0x20; c <= 0x7e; c++ {
+		t[c] = c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
+	}
+	return t
+}()
 
 // appendTime writes t as time.Time's MarshalJSON does: RFC 3339 with nanoseconds, quoted.
 // The times it cannot write (a year outside 0-9999, a zone offset of a day or more) are an
