@@ -81,11 +81,12 @@ type core struct {
 	publicURL string
 	qr        *qrpng.Renderer
 	rail      Rail
+	// auth holds the App IDs verified lately (applications_cache.go).
+	auth *authCache
 	// sendTimeout bounds one Rail call about an order.
 	sendTimeout time.Duration
 	webhooks    *webhookCore
-	auth        *authCache // verified App IDs (applications_cache.go)
-	owns        bool       // Close closes the store
+	owns        bool // Close closes the store
 }
 
 // Open opens (creating if needed) a bbolt database file at path and returns the Service of
