@@ -252,6 +252,7 @@ func (s *Service) DeactivateApplication(ctx context.Context, clientID string) (A
 		}
 		return storeErr(t.tx.Put(collApplications, systemSpace, r), "application")
 	})
+	authEpoch.Add(1) // whatever the outcome: no cached App ID outlives this call (applications_cache.go)
 	if err != nil {
 		return Application{}, err
 	}
@@ -291,11 +292,21 @@ func (t *txn) otherActiveApplication(companyID, clientID string) (bool, error) {
 // to it. Every failure (malformed value, unknown client, wrong secret, inactive
 // application) is the same EUNAUTHORIZED error with a generic message, so a caller cannot
 // learn which part was wrong; a store failure is EINTERNAL.
+//
+// An App ID verified recently is answered from a bounded in-memory cache, emptied when
+// DeactivateApplication returns; another process sees a deactivation within authCacheTTL
+// (applications_cache.go).
 func (s *Service) Authenticate(ctx context.Context, appID string) (*Service, error) {
 	clientID, secret, ok := parseAppID(appID)
 	if !ok {
 		return nil, unauthorized()
 	}
+	secretHash := sha256.Sum256([]byte(secret))
+	now := s.now()
+	if companyID, ok := s.core.auth.lookup(clientID, secretHash, now); ok {
+		return &Service{core: s.core, company: companyID}, nil
+	}
+	epoch := authEpoch.Load() // before the read: a deactivation after it makes the entry stale
 	var companyID string
 	err := s.view(ctx, func(t *txn) error {
 		var a applicationRecord
@@ -310,7 +321,7 @@ func (s *Service) Authenticate(ctx context.Context, appID string) (*Service, err
 				return err
 			}
 		}
-		got := hashSecret(secret)
+		got := hex.EncodeToString(secretHash[:])
 		if subtle.ConstantTimeCompare([]byte(got), []byte(a.SecretHash)) != 1 || !a.IsActive {
 			return unauthorized()
 		}
@@ -326,6 +337,7 @@ func (s *Service) Authenticate(ctx context.Context, appID string) (*Service, err
 	if err != nil {
 		return nil, err
 	}
+	s.core.auth.add(clientID, secretHash, companyID, now, epoch)
 	return &Service{core: s.core, company: companyID}, nil
 }
 

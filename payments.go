@@ -78,6 +78,8 @@ type core struct {
 	pageLinks linksPointer // the Links installed by SetLinks; nil leaves link fields empty
 	qr        *qrpng.Renderer
 	rail      Rail
+	// auth holds the App IDs verified lately (applications_cache.go).
+	auth *authCache
 	// sendTimeout bounds one Rail call about an order.
 	sendTimeout time.Duration
 	webhooks    *webhookCore
@@ -105,7 +107,7 @@ func Open(path string, opts Options) (*Service, error) {
 func New(st store.Store, opts Options) (*Service, error) {
 	c := &core{store: st, clock: opts.Clock, ids: newIDSource(opts.IDs), log: opts.Logger, vendor: opts.Vendor,
 		qr: qrpng.New(0), rail: opts.Rail,
-		webhooks: newWebhookCore(opts)}
+		webhooks: newWebhookCore(opts), auth: newAuthCache(authCacheSize, authCacheTTL)}
 	if c.clock == nil {
 		c.clock = SystemClock{}
 	}

@@ -1,16 +1,23 @@
 #!/usr/bin/env bash
-# Load benchmark of examples/server on bbolt: create charge and get charge at 1, 16 and 64
-# connections, with wrk (Debian package). Prints requests/s and p99 latency per case.
+# Load benchmark of examples/server on bbolt against a bare net/http JSON handler
+# (bench/bare), in the same run: create charge and get charge at 1, 16 and 64 connections,
+# with wrk (Debian package). Each case runs RUNS times, the server and the bare handler one
+# after the other, so that both see the same machine; it prints the medians of requests/s,
+# the server's p50 and p99 latency, and the ratio server/bare with its range over the runs.
+# It also prints the CPU time each process used per request (from /proc), and their ratio:
+# on a machine shared with other work, requests/s moves with the load of the others while
+# CPU time per request mostly does not.
 #
-#   bash bench/load.sh            # 10 s per case
-#   DURATION=30s bash bench/load.sh
+#   bash bench/load.sh                       # 5 s per measurement, 3 runs
+#   DURATION=10s RUNS=5 CONNS=64 bash bench/load.sh
 #
-# Everything runs on 127.0.0.1; the server and its database live in a temporary directory
+# Everything runs on 127.0.0.1; the servers and the database live in a temporary directory
 # and are removed at the end.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-DURATION="${DURATION:-10s}"
+DURATION="${DURATION:-5s}"
 CONNS="${CONNS:-1 16 64}"
+RUNS="${RUNS:-3}"
 
 if ! command -v wrk >/dev/null; then
   echo "installing wrk (Debian package)" >&2
@@ -19,17 +26,25 @@ fi
 
 tmp=$(mktemp -d)
 server_pid=""
+bare_pid=""
 cleanup() {
-  if [ -n "$server_pid" ]; then kill "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; fi
+  for pid in $server_pid $bare_pid; do kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; done
   rm -rf "$tmp"
 }
 trap cleanup EXIT
 
+freeport() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+
 go build -o "$tmp/server" ./examples/server
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+go build -o "$tmp/bare" ./bench/bare
+port=$(freeport)
 base="http://127.0.0.1:$port"
 "$tmp/server" -addr "127.0.0.1:$port" -db "$tmp/payments.db" -sandbox=false >"$tmp/out" 2>"$tmp/err" &
 server_pid=$!
+bare_port=$(freeport)
+bare_base="http://127.0.0.1:$bare_port"
+"$tmp/bare" -addr "127.0.0.1:$bare_port" 2>"$tmp/bare-err" &
+bare_pid=$!
 
 for _ in $(seq 1 100); do
   grep -q '^App ID: ' "$tmp/out" 2>/dev/null && curl -fsS "$base/health" >/dev/null 2>&1 && break
@@ -37,6 +52,10 @@ for _ in $(seq 1 100); do
 done
 APP_ID=$(sed -n 's/^App ID: //p' "$tmp/out" | head -1)
 [ -n "$APP_ID" ] || { echo "server did not start:"; cat "$tmp/err"; exit 1; }
+for _ in $(seq 1 100); do
+  curl -sS -o /dev/null "$bare_base/api/v1/charge/x" -H "Authorization: x" 2>/dev/null && break
+  sleep 0.1
+done
 export APP_ID RUN="$(date +%s)"
 
 # One charge for the read benchmark.
@@ -44,16 +63,49 @@ export CHARGE_ID="load-get-$RUN"
 curl -fsS -X POST "$base/api/v1/charge" -H "Authorization: $APP_ID" -H 'Content-Type: application/json' \
   -d "{\"correlationID\":\"$CHARGE_ID\",\"value\":1990}" >/dev/null
 
-printf '%-14s %6s %12s %10s %10s\n' case conns "req/s" p50 p99
+# cputicks PID: user+system CPU time the process has used, in clock ticks.
+cputicks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+hz=$(getconf CLK_TCK)
+
+# measure URL PID SCRIPT CONNS: one wrk run; prints "req/s p50 p99 non-200 cpu-µs/request",
+# the last from the CPU time the serving process used during the run.
+measure() {
+  local url=$1 pid=$2 script=$3 c=$4 t out before after
+  t=$(( c < 2 ? c : 2 ))
+  export RUN="$(date +%s%N)" # correlationIDs unique to this run
+  before=$(cputicks "$pid")
+  out=$(wrk -t"$t" -c"$c" -d"$DURATION" --latency -s "bench/$script.lua" "$url" 2>"$tmp/wrk-err")
+  after=$(cputicks "$pid")
+  echo "$(echo "$out" | awk '/Requests\/sec/ {print $2}')" \
+    "$(echo "$out" | awk '$1=="50%" {print $2}')" \
+    "$(echo "$out" | awk '$1=="99%" {print $2}')" \
+    "$(grep -c 'unexpected status' "$tmp/wrk-err" || true)" \
+    "$(echo "$out" | awk -v d=$((after - before)) -v hz="$hz" '/requests in/ {printf "%.1f", d * 1e6 / hz / $1}')"
+}
+
+median() { sort -g | awk '{v[NR]=$1} END {if (NR%2) print v[(NR+1)/2]; else print (v[NR/2]+v[NR/2+1])/2}'; }
+
+echo "runs=$RUNS duration=$DURATION per measurement; medians; ratio = server/bare requests/s (min-max over runs);"
+echo "cpu µs/req = CPU time of the serving process per request; cpu ratio = bare/server CPU per request"
+printf '%-13s %5s %11s %9s %9s %11s %7s %11s %9s %9s %9s\n' case conns "server r/s" p50 p99 "bare r/s" ratio "ratio range" "srv µs" "bare µs" "cpu ratio"
 for script in create_charge get_charge; do
   for c in $CONNS; do
-    t=$(( c < 2 ? c : 2 ))
-    export RUN="$(date +%s%N)" # correlationIDs unique to this case
-    out=$(wrk -t"$t" -c"$c" -d"$DURATION" --latency -s "bench/$script.lua" "$base" 2>"$tmp/wrk-err")
-    rps=$(echo "$out" | awk '/Requests\/sec/ {print $2}')
-    p50=$(echo "$out" | awk '$1=="50%" {print $2}')
-    p99=$(echo "$out" | awk '$1=="99%" {print $2}')
-    errs=$(grep -c 'unexpected status' "$tmp/wrk-err" || true)
-    printf '%-14s %6s %12s %10s %10s%s\n' "$script" "$c" "$rps" "$p50" "$p99" "$([ "$errs" != 0 ] && echo "  ($errs non-200)")"
+    : >"$tmp/runs"
+    for _ in $(seq 1 "$RUNS"); do
+      read -r rps p50 p99 errs cpu < <(measure "$base" "$server_pid" "$script" "$c")
+      read -r brps _ _ berrs bcpu < <(measure "$bare_base" "$bare_pid" "$script" "$c")
+      echo "$rps $p50 $p99 $errs $brps $berrs $cpu $bcpu" >>"$tmp/runs"
+    done
+    rps=$(awk '{print $1}' "$tmp/runs" | median)
+    brps=$(awk '{print $5}' "$tmp/runs" | median)
+    p50=$(awk '{print $2}' "$tmp/runs" | sed 's/us$/ 0.001/; s/ms$/ 1/; s/s$/ 1000/' | awk '{print $1*$2}' | median)
+    p99=$(awk '{print $3}' "$tmp/runs" | sed 's/us$/ 0.001/; s/ms$/ 1/; s/s$/ 1000/' | awk '{print $1*$2}' | median)
+    errs=$(awk '{s+=$4+$6} END {print s}' "$tmp/runs")
+    range=$(awk '{r=$1/$5; if (NR==1||r<lo) lo=r; if (NR==1||r>hi) hi=r} END {printf "%.2f-%.2f", lo, hi}' "$tmp/runs")
+    cpu=$(awk '{print $7}' "$tmp/runs" | median)
+    bcpu=$(awk '{print $8}' "$tmp/runs" | median)
+    printf '%-13s %5s %11.0f %7.2fms %7.2fms %11.0f %7.2f %11s %9.1f %9.1f %9.2f%s\n' "$script" "$c" "$rps" "$p50" "$p99" "$brps" \
+      "$(awk -v a="$rps" -v b="$brps" 'BEGIN {print a/b}')" "$range" "$cpu" "$bcpu" \
+      "$(awk -v a="$bcpu" -v b="$cpu" 'BEGIN {print a/b}')" "$([ "$errs" != 0 ] && echo "  ($errs non-200)")"
   done
 done

@@ -24,7 +24,7 @@ func handleAccountList(log *slog.Logger) http.Handler {
 			writeError(w, r, log, err)
 			return
 		}
-		encode(w, http.StatusOK, map[string]any{"accounts": as, "pageInfo": page})
+		encode(w, http.StatusOK, accountListReply{Accounts: as, PageInfo: page})
 	})
 }
 
@@ -41,7 +41,7 @@ func handleAccountGet(log *slog.Logger) http.Handler {
 			writeErrorLookup(w, r, log, err)
 			return
 		}
-		encode(w, http.StatusOK, map[string]any{"account": a})
+		encode(w, http.StatusOK, accountReply{Account: a})
 	})
 }
 
@@ -96,3 +96,10 @@ func decodeOptional[T any](r *http.Request) (T, error) {
 type errReader struct{ err error }
 
 func (e errReader) Read([]byte) (int, error) { return 0, e.err }
+
+// accountListReply is the reply of GET /account. Fields are in the order of their JSON
+// names, as a map would write them.
+type accountListReply struct {
+	Accounts []payments.Account `json:"accounts"`
+	PageInfo payments.PageInfo  `json:"pageInfo"`
+}

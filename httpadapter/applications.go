@@ -53,7 +53,7 @@ func handleApplicationCreate(log *slog.Logger) http.Handler {
 			writeError(w, r, log, err)
 			return
 		}
-		encode(w, http.StatusCreated, map[string]any{"application": viewApplication(a)})
+		encode(w, http.StatusCreated, applicationReply{Application: viewApplication(a)})
 	})
 }
 
@@ -77,6 +77,16 @@ func handleApplicationDelete(log *slog.Logger) http.Handler {
 			writeErrorLookup(w, r, log, err)
 			return
 		}
-		encode(w, http.StatusOK, map[string]any{"success": true})
+		encode(w, http.StatusOK, successReply{Success: true})
 	})
 }
+
+// Replies.
+type (
+	applicationReply struct {
+		Application applicationView `json:"application"`
+	}
+	successReply struct {
+		Success bool `json:"success"`
+	}
+)

@@ -45,3 +45,35 @@ func BenchmarkHTTPGetCharge(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkHTTPCreateChargeInvalid is the error path: a POST /api/v1/charge whose value is
+// not a whole number of centavos, answered 400 naming the field.
+func BenchmarkHTTPCreateChargeInvalid(b *testing.B) {
+	s := newServer(b, httpadapter.Options{})
+	b.ReportAllocs()
+	for b.Loop() {
+		r := httptest.NewRequest("POST", "/api/v1/charge", strings.NewReader(`{"correlationID":"c1","value":19.90}`))
+		r.Header.Set("Authorization", s.appID)
+		r.Header.Set("Content-Type", "application/json")
+		w := httptest.NewRecorder()
+		s.h.ServeHTTP(w, r)
+		if w.Code != http.StatusBadRequest {
+			b.Fatalf("status %d: %s", w.Code, w.Body)
+		}
+	}
+}
+
+// BenchmarkHTTPUnauthorized is a GET with a wrong App ID, answered 401.
+func BenchmarkHTTPUnauthorized(b *testing.B) {
+	s := newServer(b, httpadapter.Options{})
+	b.ReportAllocs()
+	for b.Loop() {
+		r := httptest.NewRequest("GET", "/api/v1/charge/c1", nil)
+		r.Header.Set("Authorization", "Q2xpZW50X0lkX3g6Q2xpZW50X1NlY3JldF95")
+		w := httptest.NewRecorder()
+		s.h.ServeHTTP(w, r)
+		if w.Code != http.StatusUnauthorized {
+			b.Fatalf("status %d: %s", w.Code, w.Body)
+		}
+	}
+}

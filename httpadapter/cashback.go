@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"log/slog"
 	"net/http"
+
+	"github.com/pixfoundry/payments"
 )
 
 // cashbackBody is the body of POST /cashback-fidelity. taxID is a string (an object is
@@ -42,7 +44,7 @@ func handleCashbackCreate(log *slog.Logger) http.Handler {
 		if created {
 			msg = msgCashbackCreated
 		}
-		encode(w, createdStatus(created), map[string]any{"cashback": cb, "message": msg})
+		encode(w, createdStatus(created), cashbackReply{Cashback: cb, Message: msg})
 	})
 }
 
@@ -57,4 +59,11 @@ func handleCashbackBalance(log *slog.Logger) http.Handler {
 		}
 		encode(w, http.StatusOK, b)
 	})
+}
+
+// cashbackReply is the response of POST /cashback-fidelity. Fields are in the order of
+// their JSON names, as a map would write them.
+type cashbackReply struct {
+	Cashback payments.Cashback `json:"cashback"`
+	Message  string            `json:"message"`
 }

@@ -102,7 +102,7 @@ func handleChargeCreate(log *slog.Logger) http.Handler {
 			writeError(w, r, log, err)
 			return
 		}
-		encode(w, http.StatusOK, map[string]any{"charge": c, "correlationID": c.CorrelationID, "brCode": c.BRCode})
+		encode(w, http.StatusOK, chargeCreatedReply{BRCode: c.BRCode, Charge: c, CorrelationID: c.CorrelationID})
 	})
 }
 
@@ -115,7 +115,7 @@ func handleChargeGet(log *slog.Logger) http.Handler {
 			writeError(w, r, log, err)
 			return
 		}
-		encode(w, http.StatusOK, map[string]any{"charge": c})
+		encode(w, http.StatusOK, chargeReply{Charge: c})
 	})
 }
 
@@ -133,7 +133,7 @@ func handleChargeList(log *slog.Logger) http.Handler {
 			writeError(w, r, log, err)
 			return
 		}
-		encode(w, http.StatusOK, map[string]any{"charges": cs, "pageInfo": page})
+		encode(w, http.StatusOK, chargeListReply{Charges: cs, PageInfo: page})
 	})
 }
 
@@ -165,7 +165,7 @@ func handleChargeDelete(log *slog.Logger) http.Handler {
 			writeError(w, r, log, err)
 			return
 		}
-		encode(w, http.StatusOK, map[string]any{"status": "OK", "id": id})
+		encode(w, http.StatusOK, deletedReply{ID: id, Status: "OK"})
 	})
 }
 
@@ -185,7 +185,7 @@ func handleChargeRefundCreate(log *slog.Logger) http.Handler {
 			writeError(w, r, log, err)
 			return
 		}
-		encode(w, http.StatusOK, map[string]any{"refund": ref})
+		encode(w, http.StatusOK, refundReply{Refund: ref})
 	})
 }
 
@@ -202,6 +202,22 @@ func handleChargeRefundList(log *slog.Logger) http.Handler {
 			writeError(w, r, log, err)
 			return
 		}
-		encode(w, http.StatusOK, map[string]any{"refunds": rs, "pageInfo": page})
+		encode(w, http.StatusOK, refundListReply{PageInfo: page, Refunds: rs})
 	})
 }
+
+// Replies. Fields are in the order of their JSON names, as a map would write them.
+type (
+	chargeCreatedReply struct {
+		BRCode        string          `json:"brCode"`
+		Charge        payments.Charge `json:"charge"`
+		CorrelationID string          `json:"correlationID"`
+	}
+	chargeReply struct {
+		Charge payments.Charge `json:"charge"`
+	}
+	chargeListReply struct {
+		Charges  []payments.Charge `json:"charges"`
+		PageInfo payments.PageInfo `json:"pageInfo"`
+	}
+)

@@ -59,7 +59,7 @@ func handleCustomerCreate(log *slog.Logger) http.Handler {
 			writeError(w, r, log, err)
 			return
 		}
-		encode(w, http.StatusOK, map[string]any{"customer": c})
+		encode(w, http.StatusOK, customerReply{Customer: c})
 	})
 }
 
@@ -76,7 +76,7 @@ func handleCustomerList(log *slog.Logger) http.Handler {
 			writeError(w, r, log, err)
 			return
 		}
-		encode(w, http.StatusOK, map[string]any{"customers": cs, "pageInfo": page})
+		encode(w, http.StatusOK, customerListReply{Customers: cs, PageInfo: page})
 	})
 }
 
@@ -88,7 +88,7 @@ func handleCustomerGet(log *slog.Logger) http.Handler {
 			writeError(w, r, log, err)
 			return
 		}
-		encode(w, http.StatusOK, map[string]any{"customer": c})
+		encode(w, http.StatusOK, customerReply{Customer: c})
 	})
 }
 
@@ -114,6 +114,17 @@ func handleCustomerUpdate(log *slog.Logger) http.Handler {
 			writeError(w, r, log, err)
 			return
 		}
-		encode(w, http.StatusOK, map[string]any{"customer": c})
+		encode(w, http.StatusOK, customerReply{Customer: c})
 	})
 }
+
+// Replies. Fields are in the order of their JSON names, as a map would write them.
+type (
+	customerReply struct {
+		Customer payments.Customer `json:"customer"`
+	}
+	customerListReply struct {
+		Customers []payments.Customer `json:"customers"`
+		PageInfo  payments.PageInfo   `json:"pageInfo"`
+	}
+)

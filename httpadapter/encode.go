@@ -12,6 +12,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -118,24 +119,46 @@ func logError(r *http.Request, log *slog.Logger, err error, status int) string {
 	case payments.ErrorCode(err) == payments.ECANCELED:
 		level = slog.LevelInfo
 	}
-	log.Log(r.Context(), level, "request failed", "method", r.Method, "path", r.URL.Path, "status", status, "err", err)
+	if log.Enabled(r.Context(), level) { // the arguments cost allocations even when dropped
+		log.Log(r.Context(), level, "request failed", "method", r.Method, "path", r.URL.Path, "status", status, "err", err)
+	}
 	return msg
 }
 
 // encode writes v as the JSON body with status. Every value we encode is built by this
 // package from plain types, so a marshalling failure is a bug: it panics, and the recovery
-// middleware logs it and answers 500.
+// middleware logs it and answers 500. A reply with an appendJSON method (charge_json.go)
+// writes its own bytes, the same as encoding/json's, into a pooled buffer.
 func encode(w http.ResponseWriter, status int, v any) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic(fmt.Sprintf("httpadapter: encode %T: %v", v, err))
+	var b []byte
+	if a, ok := v.(jsonAppender); ok {
+		buf := replyBuffers.Get().(*[]byte)
+		b = append(a.appendJSON((*buf)[:0]), '\n')
+		defer func() {
+			if cap(b) <= maxPooledReply {
+				*buf = b[:0]
+				replyBuffers.Put(buf)
+			}
+		}()
+	} else {
+		var err error
+		if b, err = json.Marshal(v); err != nil {
+			panic(fmt.Sprintf("httpadapter: encode %T: %v", v, err))
+		}
+		b = append(b, '\n')
 	}
 	h := w.Header()
 	h.Set("Content-Type", "application/json; charset=utf-8")
 	h.Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(status)
-	w.Write(append(b, '\n')) // a failed write means the client left; nothing to do
+	w.Write(b) // a failed write means the client left; nothing to do. Write copies b.
 }
+
+// replyBuffers holds the buffers encode writes appendJSON replies into; one larger than
+// maxPooledReply (a long list) is left to the garbage collector.
+var replyBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
+
+const maxPooledReply = 64 << 10
 
 // invalid is a bad-request error naming the offending input.
 func invalid(field, format string, args ...any) error {
@@ -150,13 +173,13 @@ func invalid(field, format string, args ...any) error {
 // extras. Every error is EINVALID, answered 400.
 func decode[T any](r *http.Request) (T, error) {
 	var v T
-	if ct := r.Header.Get("Content-Type"); ct != "" {
+	if ct := r.Header.Get("Content-Type"); ct != "" && !plainJSON(ct) {
 		mt, _, err := mime.ParseMediaType(ct)
 		if err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json")) {
 			return v, invalid("", "request body must be JSON (Content-Type: application/json)")
 		}
 	}
-	body, err := io.ReadAll(r.Body)
+	body, err := readBody(r)
 	if err != nil {
 		if mbe, ok := errors.AsType[*http.MaxBytesError](err); ok {
 			return v, invalid("", "request body too large (limit %d bytes)", mbe.Limit)
@@ -186,6 +209,37 @@ func decode[T any](r *http.Request) (T, error) {
 		return v, invalid("", "request body is not valid JSON")
 	}
 	return v, nil
+}
+
+// plainJSON reports whether a Content-Type is one of the two every client sends, which
+// need no parsing (mime.ParseMediaType allocates its parameters).
+func plainJSON(ct string) bool {
+	return strings.EqualFold(ct, "application/json") || strings.EqualFold(ct, "application/json; charset=utf-8")
+}
+
+// readBody is io.ReadAll of the request body, read into one buffer of the size the
+// Content-Length announces (plus one byte, to see the end) instead of one grown from 512
+// bytes. The body's reader (http.MaxBytesReader, set by New) still enforces the limit, and
+// a body longer or shorter than announced is read as it comes.
+func readBody(r *http.Request) ([]byte, error) {
+	n := r.ContentLength
+	if n <= 0 || n >= DefaultMaxBodyBytes {
+		return io.ReadAll(r.Body)
+	}
+	b := make([]byte, 0, n+1)
+	for {
+		m, err := r.Body.Read(b[len(b):cap(b)])
+		b = b[:len(b)+m]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return b, err
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)] // longer than announced: grow as ReadAll would
+		}
+	}
 }
 
 // centavos is money on the wire: a JSON integer of centavos (1050 is R$ 10,50). decode
@@ -301,4 +355,10 @@ func queryBool(r *http.Request, name string) (bool, error) {
 		return true, nil
 	}
 	return false, invalid(name, "%s must be true or false", name)
+}
+
+// deletedReply is the answer of a DELETE that worked: {"id": <id as given>, "status": "OK"}.
+type deletedReply struct {
+	ID     string `json:"id"`
+	Status string `json:"status"`
 }

@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // indexedField completes the path of a JSON decoding error in a T with the index of each
@@ -14,10 +15,31 @@ import (
 // until one fails. A path it cannot follow is returned as it was. It runs only when
 // decoding has already failed, so its extra decoding costs nothing on a good request.
 func indexedField(body []byte, t reflect.Type, field string) string {
+	if !strings.Contains(field, ".") && !isList(t, field) {
+		return field // a top-level field that is not an array has no index to add
+	}
 	if out, ok := indexPath(body, t, strings.Split(field, ".")); ok {
 		return out
 	}
 	return field
+}
+
+// isList reports whether the field of struct t with JSON key name is a slice or array.
+func isList(t reflect.Type, name string) bool {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Struct {
+		return false
+	}
+	ft, ok := jsonFieldType(t, name)
+	if !ok {
+		return true // unknown: let indexPath try, as before
+	}
+	for ft.Kind() == reflect.Pointer {
+		ft = ft.Elem()
+	}
+	return ft.Kind() == reflect.Slice || ft.Kind() == reflect.Array
 }
 
 func indexPath(raw []byte, t reflect.Type, path []string) (string, bool) {
@@ -66,6 +88,21 @@ func indexPath(raw []byte, t reflect.Type, path []string) (string, bool) {
 // jsonFieldType is the type of the field of struct t that encoding/json decodes the key
 // name into (promoted fields of embedded structs included).
 func jsonFieldType(t reflect.Type, name string) (reflect.Type, bool) {
+	fields, ok := jsonFieldTypes.Load(t)
+	if !ok {
+		fields, _ = jsonFieldTypes.LoadOrStore(t, jsonFields(t))
+	}
+	ft, ok := fields.(map[string]reflect.Type)[name]
+	return ft, ok
+}
+
+// jsonFieldTypes caches jsonFields by struct type: the request body types of this package,
+// a fixed set.
+var jsonFieldTypes sync.Map // reflect.Type → map[string]reflect.Type
+
+// jsonFields maps each JSON key of struct t to the type of its field.
+func jsonFields(t reflect.Type) map[string]reflect.Type {
+	out := map[string]reflect.Type{}
 	for _, f := range reflect.VisibleFields(t) {
 		if !f.IsExported() || f.Anonymous && f.Type.Kind() == reflect.Struct {
 			continue
@@ -77,11 +114,11 @@ func jsonFieldType(t reflect.Type, name string) (reflect.Type, bool) {
 		case "":
 			tag = f.Name
 		}
-		if tag == name {
-			return f.Type, true
+		if _, taken := out[tag]; !taken { // the first one wins, as VisibleFields lists the shallowest first
+			out[tag] = f.Type
 		}
 	}
-	return nil, false
+	return out
 }
 
 // jsonMember is the value of key name in obj, matched as encoding/json matches it: exactly,

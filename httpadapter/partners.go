@@ -59,7 +59,7 @@ func handlePreRegistrationCreate(log *slog.Logger) http.Handler {
 			writeError(w, r, log, err)
 			return
 		}
-		encode(w, createdStatus(created), map[string]any{"preRegistration": pr.Details, "user": pr.User})
+		encode(w, createdStatus(created), preRegistrationCreatedReply{PreRegistration: pr.Details, User: pr.User})
 	})
 }
 
@@ -77,9 +77,9 @@ func handlePreRegistrationList(log *slog.Logger) http.Handler {
 			writeError(w, r, log, err)
 			return
 		}
-		encode(w, http.StatusOK, map[string]any{
-			"preRegistrations": prs,
-			"pageInfo":         partnerPageInfo{PageInfo: page, Errors: []errorMessage{}},
+		encode(w, http.StatusOK, preRegistrationListReply{
+			PageInfo:         partnerPageInfo{PageInfo: page, Errors: []errorMessage{}},
+			PreRegistrations: prs,
 		})
 	})
 }
@@ -93,7 +93,7 @@ func handlePreRegistrationGet(log *slog.Logger) http.Handler {
 			writeError(w, r, log, err)
 			return
 		}
-		encode(w, http.StatusOK, map[string]any{"preRegistration": pr})
+		encode(w, http.StatusOK, preRegistrationReply{PreRegistration: pr})
 	})
 }
 
@@ -119,6 +119,21 @@ func handlePartnerApplicationCreate(log *slog.Logger) http.Handler {
 			writeError(w, r, log, err)
 			return
 		}
-		encode(w, createdStatus(created), map[string]any{"application": viewApplication(a)})
+		encode(w, createdStatus(created), applicationReply{Application: viewApplication(a)})
 	})
 }
+
+// Replies. Fields are in the order of their JSON names, as a map would write them.
+type (
+	preRegistrationCreatedReply struct {
+		PreRegistration payments.PreRegistrationDetails `json:"preRegistration"`
+		User            payments.PreRegistrationUser    `json:"user"`
+	}
+	preRegistrationReply struct {
+		PreRegistration payments.PreRegistration `json:"preRegistration"`
+	}
+	preRegistrationListReply struct {
+		PageInfo         partnerPageInfo            `json:"pageInfo"`
+		PreRegistrations []payments.PreRegistration `json:"preRegistrations"`
+	}
+)

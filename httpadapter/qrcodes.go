@@ -33,7 +33,7 @@ func handlePixQRCodeCreate(log *slog.Logger) http.Handler {
 			writeError(w, r, log, err)
 			return
 		}
-		encode(w, http.StatusOK, map[string]any{"pixQrCode": q, "correlationID": q.CorrelationID, "brCode": q.BRCode})
+		encode(w, http.StatusOK, pixQRCodeCreatedReply{BRCode: q.BRCode, CorrelationID: q.CorrelationID, PixQRCode: q})
 	})
 }
 
@@ -46,7 +46,7 @@ func handlePixQRCodeGet(log *slog.Logger) http.Handler {
 			writeError(w, r, log, err)
 			return
 		}
-		encode(w, http.StatusOK, map[string]any{"pixQrCode": q})
+		encode(w, http.StatusOK, pixQRCodeReply{PixQRCode: q})
 	})
 }
 
@@ -63,7 +63,7 @@ func handlePixQRCodeList(log *slog.Logger) http.Handler {
 			writeError(w, r, log, err)
 			return
 		}
-		encode(w, http.StatusOK, map[string]any{"pixQrCodes": qs, "pageInfo": page})
+		encode(w, http.StatusOK, pixQRCodeListReply{PageInfo: page, PixQRCodes: qs})
 	})
 }
 
@@ -75,6 +75,22 @@ func handlePixQRCodeDelete(log *slog.Logger) http.Handler {
 			writeError(w, r, log, err)
 			return
 		}
-		encode(w, http.StatusOK, map[string]any{"status": "OK", "id": id})
+		encode(w, http.StatusOK, deletedReply{ID: id, Status: "OK"})
 	})
 }
+
+// Replies. Fields are in the order of their JSON names, as a map would write them.
+type (
+	pixQRCodeCreatedReply struct {
+		BRCode        string             `json:"brCode"`
+		CorrelationID string             `json:"correlationID"`
+		PixQRCode     payments.PixQRCode `json:"pixQrCode"`
+	}
+	pixQRCodeReply struct {
+		PixQRCode payments.PixQRCode `json:"pixQrCode"`
+	}
+	pixQRCodeListReply struct {
+		PageInfo   payments.PageInfo    `json:"pageInfo"`
+		PixQRCodes []payments.PixQRCode `json:"pixQrCodes"`
+	}
+)

@@ -33,7 +33,7 @@ func handleRefundCreate(log *slog.Logger) http.Handler {
 			writeError(w, r, log, err)
 			return
 		}
-		encode(w, http.StatusOK, map[string]any{"refund": ref})
+		encode(w, http.StatusOK, refundReply{Refund: ref})
 	})
 }
 
@@ -46,7 +46,7 @@ func handleRefundGet(log *slog.Logger) http.Handler {
 			writeError(w, r, log, err)
 			return
 		}
-		encode(w, http.StatusOK, map[string]any{"pixTransactionRefund": ref})
+		encode(w, http.StatusOK, pixTransactionRefundReply{PixTransactionRefund: ref})
 	})
 }
 
@@ -63,6 +63,21 @@ func handleRefundList(log *slog.Logger) http.Handler {
 			writeError(w, r, log, err)
 			return
 		}
-		encode(w, http.StatusOK, map[string]any{"refunds": rs, "pageInfo": page})
+		encode(w, http.StatusOK, refundListReply{PageInfo: page, Refunds: rs})
 	})
 }
+
+// Replies, of these routes and of the charge's refunds. Fields are in the order of
+// their JSON names, as a map would write them.
+type (
+	refundReply struct {
+		Refund payments.Refund `json:"refund"`
+	}
+	pixTransactionRefundReply struct {
+		PixTransactionRefund payments.Refund `json:"pixTransactionRefund"`
+	}
+	refundListReply struct {
+		PageInfo payments.PageInfo `json:"pageInfo"`
+		Refunds  []payments.Refund `json:"refunds"`
+	}
+)

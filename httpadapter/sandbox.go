@@ -34,7 +34,7 @@ func handleSandboxPay(log *slog.Logger) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		q := r.URL.Query()
 		chargeID, qrID := strings.TrimSpace(q.Get("transactionID")), strings.TrimSpace(q.Get("identifier"))
-		var body map[string]any
+		var body any
 		var err error
 		switch {
 		case chargeID != "" && qrID != "":
@@ -57,15 +57,15 @@ func handleSandboxPay(log *slog.Logger) http.Handler {
 // sandboxPayCharge pays the charge through payments.Service.ReceiveChargePix: the check
 // that the charge can be paid and the payment are one transaction, so of concurrent calls
 // for one charge exactly one pays it and the others are refused.
-func sandboxPayCharge(r *http.Request, id string) (map[string]any, error) {
+func sandboxPayCharge(r *http.Request, id string) (any, error) {
 	x, c, err := company(r).ReceiveChargePix(r.Context(), id, sandboxPix(r, 0, ""))
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"transaction": x, "charge": c}, nil
+	return sandboxChargePaidReply{Charge: c, Transaction: x}, nil
 }
 
-func sandboxPayQRCode(r *http.Request, id string) (map[string]any, error) {
+func sandboxPayQRCode(r *http.Request, id string) (any, error) {
 	co := company(r)
 	qr, err := co.GetPixQRCode(r.Context(), id)
 	if err != nil {
@@ -89,7 +89,7 @@ func sandboxPayQRCode(r *http.Request, id string) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"transaction": x, "pixQrCode": qr}, nil
+	return sandboxPixQRCodePaidReply{PixQRCode: qr, Transaction: x}, nil
 }
 
 // sandboxPix is the Pix the sandbox's payer sends, with an endToEndId from the Service's
@@ -163,3 +163,15 @@ func handleSandboxClockAdvance(log *slog.Logger, clock Advancer) http.Handler {
 		encode(w, http.StatusOK, clockAnswer(now))
 	})
 }
+
+// Replies. Fields are in the order of their JSON names, as a map would write them.
+type (
+	sandboxChargePaidReply struct {
+		Charge      payments.Charge      `json:"charge"`
+		Transaction payments.Transaction `json:"transaction"`
+	}
+	sandboxPixQRCodePaidReply struct {
+		PixQRCode   payments.PixQRCode   `json:"pixQrCode"`
+		Transaction payments.Transaction `json:"transaction"`
+	}
+)

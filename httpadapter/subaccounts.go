@@ -39,7 +39,7 @@ func handleSubaccountCreate(log *slog.Logger) http.Handler {
 			writeError(w, r, log, err)
 			return
 		}
-		encode(w, http.StatusOK, map[string]any{"SubAccount": sa})
+		encode(w, http.StatusOK, subaccountReply{SubAccount: sa})
 	})
 }
 
@@ -51,7 +51,7 @@ func handleSubaccountGet(log *slog.Logger) http.Handler {
 			writeError(w, r, log, err)
 			return
 		}
-		encode(w, http.StatusOK, map[string]any{"SubAccount": sa})
+		encode(w, http.StatusOK, subaccountReply{SubAccount: sa})
 	})
 }
 
@@ -68,7 +68,7 @@ func handleSubaccountList(log *slog.Logger) http.Handler {
 			writeError(w, r, log, err)
 			return
 		}
-		encode(w, http.StatusOK, map[string]any{"subAccounts": sas, "pageInfo": page})
+		encode(w, http.StatusOK, subaccountListReply{PageInfo: page, SubAccounts: sas})
 	})
 }
 
@@ -143,3 +143,14 @@ func handleSubaccountMove(log *slog.Logger, move func(*payments.Service, context
 			Success: "Subaccount " + done + ", " + strconv.FormatInt(m.Value, 10)})
 	})
 }
+
+// Replies. Fields are in the order of their JSON names, as a map would write them.
+type (
+	subaccountReply struct {
+		SubAccount payments.Subaccount `json:"SubAccount"` // capitalised, as the real API
+	}
+	subaccountListReply struct {
+		PageInfo    payments.PageInfo     `json:"pageInfo"`
+		SubAccounts []payments.Subaccount `json:"subAccounts"`
+	}
+)

@@ -56,7 +56,7 @@ func handleWebhookCreate(log *slog.Logger) http.Handler {
 			writeError(w, r, log, err)
 			return
 		}
-		encode(w, http.StatusOK, map[string]any{"webhook": wh})
+		encode(w, http.StatusOK, webhookReply{Webhook: wh})
 	})
 }
 
@@ -73,7 +73,7 @@ func handleWebhookList(log *slog.Logger) http.Handler {
 			writeError(w, r, log, err)
 			return
 		}
-		encode(w, http.StatusOK, map[string]any{"webhooks": ws, "pageInfo": page})
+		encode(w, http.StatusOK, webhookListReply{PageInfo: page, Webhooks: ws})
 	})
 }
 
@@ -86,7 +86,7 @@ func handleWebhookDelete(log *slog.Logger) http.Handler {
 			writeError(w, r, log, err)
 			return
 		}
-		encode(w, http.StatusOK, map[string]any{"status": "OK", "id": id})
+		encode(w, http.StatusOK, deletedReply{ID: id, Status: "OK"})
 	})
 }
 
@@ -101,6 +101,20 @@ func handleWebhookPublicKeys(svc *payments.Service, log *slog.Logger) http.Handl
 			return
 		}
 		w.Header().Set("Cache-Control", "public, max-age=3600")
-		encode(w, http.StatusOK, map[string]any{"public_keys": keys})
+		encode(w, http.StatusOK, webhookPublicKeysReply{PublicKeys: keys})
 	})
 }
+
+// Replies. Fields are in the order of their JSON names, as a map would write them.
+type (
+	webhookReply struct {
+		Webhook payments.Webhook `json:"webhook"`
+	}
+	webhookListReply struct {
+		PageInfo payments.PageInfo  `json:"pageInfo"`
+		Webhooks []payments.Webhook `json:"webhooks"`
+	}
+	webhookPublicKeysReply struct {
+		PublicKeys []payments.WebhookPublicKey `json:"public_keys"`
+	}
+)
