@@ -84,7 +84,8 @@ type core struct {
 	// sendTimeout bounds one Rail call about an order.
 	sendTimeout time.Duration
 	webhooks    *webhookCore
-	owns        bool // Close closes the store
+	memo        decodeMemo // hot records decoded (memo.go)
+	owns        bool       // Close closes the store
 }
 
 // Open opens (creating if needed) a bbolt database file at path and returns the Service of
@@ -182,7 +183,12 @@ func (t *txn) after(fn func(context.Context)) { t.afterCommit = append(t.afterCo
 
 // update runs fn in one write transaction. Every error it returns is an *Error.
 func (s *Service) update(ctx context.Context, fn func(*txn) error) error {
-	now := s.now()
+	return s.updateAt(ctx, s.now(), fn)
+}
+
+// updateAt is update with the transaction's time taken by the caller, for work prepared
+// before it at that time.
+func (s *Service) updateAt(ctx context.Context, now time.Time, fn func(*txn) error) error {
 	var t *txn
 	err := s.core.store.Update(ctx, func(tx store.Tx) error {
 		t = &txn{svc: s, tx: tx, company: s.company, now: now} // afresh if the store runs fn again

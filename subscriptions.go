@@ -417,6 +417,7 @@ func (t *txn) generateCharge(r subscriptionRecord, start time.Time) error {
 		}
 		// Another charge took the name: the period's charge gets a unique one.
 		p.CorrelationID += ":" + t.newID()
+		p.ids, p.prep = nil, nil // made for the name taken
 		_, err = t.createCharge(p)
 	}
 	return err

@@ -47,11 +47,27 @@ type Store struct {
 // Open opens (creating if needed) the bbolt file at path. A file another process has open
 // (bbolt locks it) is an error saying so, after DefaultTimeout.
 func Open(path string) (*Store, error) {
-	return open(path, DefaultTimeout)
+	return OpenWith(path, Options{})
 }
 
-func open(path string, timeout time.Duration) (*Store, error) {
-	db, err := bbolt.Open(path, 0o600, &bbolt.Options{Timeout: timeout, FreelistType: bbolt.FreelistMapType})
+// Options change how a Store commits. The zero value is the default: group commit, each
+// commit synced to disk. The other settings exist to measure against (bench_test.go).
+type Options struct {
+	// NoSync skips fsync on commit: a crash may lose or corrupt recent commits. Only for
+	// benchmarks (the ceiling of what the disk does not bound) and throwaway data.
+	NoSync bool
+	// Unbatched commits every Update alone, in the caller's goroutine, as plain bbolt
+	// Update does: the baseline group commit is measured against.
+	Unbatched bool
+}
+
+// OpenWith is Open with options.
+func OpenWith(path string, o Options) (*Store, error) {
+	return open(path, DefaultTimeout, o)
+}
+
+func open(path string, timeout time.Duration, o Options) (*Store, error) {
+	db, err := bbolt.Open(path, 0o600, &bbolt.Options{Timeout: timeout, FreelistType: bbolt.FreelistMapType, NoSync: o.NoSync})
 	if errors.Is(err, bberrors.ErrTimeout) {
 		return nil, fmt.Errorf("bolt store: %s is in use by another process (waited %v for its lock): stop that process or use another file", path, timeout)
 	}
@@ -70,7 +86,11 @@ func open(path string, timeout time.Duration) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("bolt store: init %s: %w", path, err)
 	}
-	return &Store{db: db, writer: newWriter(db)}, nil
+	st := &Store{db: db}
+	if !o.Unbatched {
+		st.writer = newWriter(db)
+	}
+	return st, nil
 }
 
 // Path is the file the store was opened on.
@@ -78,7 +98,9 @@ func (s *Store) Path() string { return s.db.Path() }
 
 // Close waits for the commit in progress and closes the file.
 func (s *Store) Close() error {
-	s.writer.stop()
+	if s.writer != nil {
+		s.writer.stop()
+	}
 	return s.db.Close()
 }
 
@@ -87,6 +109,9 @@ func (s *Store) Close() error {
 func (s *Store) Update(ctx context.Context, fn func(store.Tx) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
+	}
+	if s.writer == nil {
+		return s.db.Update(func(btx *bbolt.Tx) error { return fn(wrap(btx)) })
 	}
 	return s.writer.do(fn)
 }

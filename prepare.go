@@ -1,0 +1,130 @@
+package payments
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"reflect"
+	"time"
+
+	"github.com/pixfoundry/payments/store"
+)
+
+// Work before the transaction. The store runs write transactions one after another (on
+// bolt, one group-commit writer for every caller), so what a transaction function computes
+// is the throughput limit. A charge's BR Code, record encoding and event payload do not
+// need the transaction: they depend on the parameters, the time, the ids and a few records
+// (the company, its default account and books). CreateCharge and the due pass therefore
+// build them first, from a read snapshot, on the caller's goroutine; the transaction then
+// reads those records again and uses the prepared work only where what it read, or
+// computed, equals what the work was done from, and does it again otherwise. The result
+// is the same as doing everything inside, so the transaction stays a pure function of
+// what it reads, however often the store runs it.
+
+// chargePrep is a charge prepared before its transaction, from one snapshot.
+type chargePrep struct {
+	company []byte // the company record the charge was built from
+	charge  Charge // built (buildCharge), without a linked customer
+
+	stored Charge // as stored, with its customer
+	data   []byte // stored, encoded
+
+	presented Charge // as the event shows it
+	owner     eventCompany
+	account   Account
+	payload   []byte // the CHARGE_CREATED payload
+}
+
+// prepareCharge builds p's charge from a read snapshot, at now, with p's ids. It returns
+// nil when there is nothing to prepare (the parameters are invalid, a customer is still to
+// be linked, the store failed): the transaction then does all the work.
+func (s *Service) prepareCharge(ctx context.Context, now time.Time, p CreateChargeParams) *chargePrep {
+	var prep *chargePrep
+	_ = s.core.store.View(ctx, func(tx store.Tx) error {
+		prep = (&txn{svc: s, tx: tx, company: s.company, now: now}).prepareCharge(p)
+		return nil
+	})
+	return prep
+}
+
+func (t *txn) prepareCharge(p CreateChargeParams) *chargePrep {
+	if p.ids == nil || p.Subaccount != "" || len(p.Splits) > 0 {
+		return nil // splits and subaccounts are checked in the transaction; rare
+	}
+	corr, err := cleanCorrelationID("correlationID", p.CorrelationID, true)
+	if err != nil {
+		return nil
+	}
+	r, err := t.tx.Get(collCompanies, systemSpace, t.company)
+	if err != nil {
+		return nil
+	}
+	c, err := t.buildCharge(corr, p)
+	if err != nil {
+		return nil
+	}
+	prep := &chargePrep{company: r.Data, charge: c}
+	if p.Customer != nil {
+		return prep // linking may create the customer: done in the transaction
+	}
+	if p.customer != nil {
+		cust := *p.customer
+		c.Customer = &cust
+	}
+	if prep.data, err = json.Marshal(c); err != nil {
+		return prep
+	}
+	prep.stored = c
+	t.present(&c)
+	co, acct, err := t.eventOwner()
+	if err != nil {
+		return prep
+	}
+	ev := chargeEvent{Charge: c, Company: co.eventRef(), Account: acct}
+	if prep.payload, err = json.Marshal(ev); err != nil {
+		prep.payload = nil
+		return prep
+	}
+	prep.presented, prep.owner, prep.account = c, *ev.Company, *acct
+	return prep
+}
+
+// preparedCharge is p's prepared charge if the company it was built from is the company
+// as the transaction reads it.
+func (t *txn) preparedCharge(p CreateChargeParams) (Charge, bool) {
+	pr := p.prep
+	if pr == nil {
+		return Charge{}, false
+	}
+	r, err := t.tx.Get(collCompanies, systemSpace, t.company)
+	if err != nil || !bytes.Equal(r.Data, pr.company) {
+		return Charge{}, false
+	}
+	return pr.charge, true
+}
+
+// insertCharge stores a new charge, with the prepared encoding when it is of this charge.
+func (t *txn) insertCharge(c Charge, pr *chargePrep) error {
+	if pr == nil || pr.data == nil || !reflect.DeepEqual(c, pr.stored) {
+		return t.insert(collCharges, c.ID, "charge", c, c.keys(), c.indexes())
+	}
+	r := store.Record{ID: c.ID, Data: pr.data, Keys: c.keys(), Indexes: c.indexes()}
+	return storeErr(t.tx.Insert(collCharges, t.company, r), "charge")
+}
+
+// emitChargePrepared is emitCharge with the prepared payload when it is of this charge,
+// company and account.
+func (t *txn) emitChargePrepared(name string, c Charge, pr *chargePrep) error {
+	if pr == nil || pr.payload == nil {
+		return t.emitCharge(name, c)
+	}
+	co, acct, err := t.eventOwner()
+	if err != nil {
+		return err
+	}
+	ref := co.eventRef()
+	if *ref != pr.owner || *acct != pr.account || !reflect.DeepEqual(c, pr.presented) {
+		return t.emit(name, chargeEvent{Charge: c, Company: ref, Account: acct})
+	}
+	return t.emitJSON(name, pr.payload)
+}
