@@ -180,8 +180,8 @@ type CreateChargeParams struct {
 	// correlationID is returned instead of a conflict.
 	ReturnExisting bool
 
-	subscription string    // set by subscriptions: the subscription's correlationID
-	customer     *Customer // set by subscriptions: the customer as linked already
+	subscription string      // set by subscriptions: the subscription's correlationID
+	customer     *Customer   // set by subscriptions: the customer as linked already
 	ids          *chargeIDs  // drawn before the transaction; nil: drawn in it
 	prep         *chargePrep // work done before the transaction (prepare.go); may be nil
 }

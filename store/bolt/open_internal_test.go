@@ -17,7 +17,7 @@ func TestOpen_InUse(t *testing.T) {
 	first, err := Open(path)
 	is.NoErr(err)
 
-	_, err = open(path, time.Millisecond, Options{})                                        // a short wait: the lock will not be released
+	_, err = open(path, time.Millisecond, Options{})                             // a short wait: the lock will not be released
 	is.True(err != nil)                                                          // refused
 	is.True(strings.Contains(err.Error(), path+" is in use by another process")) // saying why
 	is.True(!strings.HasSuffix(err.Error(), "timeout"))                          // not bbolt's bare word
