@@ -133,7 +133,13 @@ func (s *Service) runDue(ctx context.Context) error {
 			return cmp.Or(first, err)
 		}
 		from = last + "\x00"
-		if err := s.update(ctx, func(t *txn) error { return t.handleDue(page...) }); err == nil {
+		now := s.now()
+		preps := s.prepareDue(ctx, now, page)
+		err = s.updateAt(ctx, now, func(t *txn) error {
+			t.preps = preps
+			return t.handleDue(page...)
+		})
+		if err == nil {
 			continue
 		}
 		for _, e := range page { // one at a time, to get past the one that fails
@@ -151,7 +157,7 @@ func (s *Service) runDue(ctx context.Context) error {
 // handleDue does the work of due entries, each in the company it names, in t.
 func (t *txn) handleDue(entries ...dueEntry) error {
 	for _, e := range entries {
-		co := &txn{svc: &Service{core: t.svc.core, company: e.Company}, tx: t.tx, company: e.Company, now: t.now}
+		co := &txn{svc: &Service{core: t.svc.core, company: e.Company}, tx: t.tx, company: e.Company, now: t.now, preps: t.preps}
 		var err error
 		switch e.Kind {
 		case dueExpiry:

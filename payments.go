@@ -173,6 +173,8 @@ type txn struct {
 	// afterCommit runs once the transaction has committed: calls to the outside (the
 	// Rail) that must not happen for a transaction that rolls back.
 	afterCommit []func(context.Context)
+	// preps are charges the due pass prepared before the transaction (prepare.go); read only.
+	preps map[prepKey]*chargePrep
 }
 
 // newID is a new record id: a 24-hex id shaped like the real API's, from the id source.

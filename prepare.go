@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"maps"
 	"reflect"
+	"runtime"
+	"sync"
 	"time"
 
 	"github.com/pixfoundry/payments/store"
@@ -23,8 +26,10 @@ import (
 
 // chargePrep is a charge prepared before its transaction, from one snapshot.
 type chargePrep struct {
-	company []byte // the company record the charge was built from
-	charge  Charge // built (buildCharge), without a linked customer
+	ids     *chargeIDs
+	now     time.Time // the time it was built at, the transaction's
+	company []byte    // the company record the charge was built from
+	charge  Charge    // built (buildCharge), without a linked customer
 
 	stored Charge // as stored, with its customer
 	data   []byte // stored, encoded
@@ -63,7 +68,7 @@ func (t *txn) prepareCharge(p CreateChargeParams) *chargePrep {
 	if err != nil {
 		return nil
 	}
-	prep := &chargePrep{company: r.Data, charge: c}
+	prep := &chargePrep{ids: p.ids, now: t.now, company: r.Data, charge: c}
 	if p.Customer != nil {
 		return prep // linking may create the customer: done in the transaction
 	}
@@ -89,11 +94,64 @@ func (t *txn) prepareCharge(p CreateChargeParams) *chargePrep {
 	return prep
 }
 
+// prepKey names a prepared charge: its company and correlationID.
+type prepKey struct{ company, correlationID string }
+
+// prepareDue prepares, at now, the charges the due entries of page will generate (every
+// started period of each subscription, as the snapshot shows it), on every core: a share
+// of the page per goroutine, each in one read transaction.
+func (s *Service) prepareDue(ctx context.Context, now time.Time, page []dueEntry) map[prepKey]*chargePrep {
+	workers := min(runtime.GOMAXPROCS(0), len(page))
+	parts := make([]map[prepKey]*chargePrep, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			out := make(map[prepKey]*chargePrep)
+			_ = s.core.store.View(ctx, func(tx store.Tx) error {
+				for i := w; i < len(page); i += workers {
+					if e := page[i]; e.Kind == dueSubscription {
+						co := &Service{core: s.core, company: e.Company}
+						(&txn{svc: co, tx: tx, company: e.Company, now: now}).prepareSubscription(e.ID, out)
+					}
+				}
+				return nil
+			})
+			parts[w] = out
+		})
+	}
+	wg.Wait()
+	all := parts[0]
+	for _, m := range parts[1:] {
+		maps.Copy(all, m)
+	}
+	return all
+}
+
+// prepareSubscription prepares the charges of the started periods of the subscription id
+// into out.
+func (t *txn) prepareSubscription(id string, out map[prepKey]*chargePrep) {
+	r, err := t.subscriptionByID(id)
+	if err != nil || r.Status != SubscriptionActive || r.NextChargeDate == nil {
+		return
+	}
+	for k := r.Periods; ; k++ {
+		start := r.periodStart(k)
+		if start.After(t.now) {
+			return
+		}
+		p := r.periodCharge(start)
+		p.ids = t.svc.core.ids.chargeIDs(t.now)
+		if pr := t.prepareCharge(p); pr != nil {
+			out[prepKey{t.company, p.CorrelationID}] = pr
+		}
+	}
+}
+
 // preparedCharge is p's prepared charge if the company it was built from is the company
 // as the transaction reads it.
 func (t *txn) preparedCharge(p CreateChargeParams) (Charge, bool) {
 	pr := p.prep
-	if pr == nil {
+	if pr == nil || !pr.now.Equal(t.now) || pr.ids != p.ids {
 		return Charge{}, false
 	}
 	r, err := t.tx.Get(collCompanies, systemSpace, t.company)
