@@ -225,6 +225,10 @@ func (t *txn) createCharge(p CreateChargeParams) (Charge, error) {
 		}
 	}
 	c, ok := t.preparedCharge(p)
+	pr := p.prep
+	if !ok || p.Customer != nil {
+		pr = nil // built here, or its customer linked here: encoded here
+	}
 	if !ok {
 		if c, err = t.buildCharge(corr, p); err != nil {
 			return Charge{}, err
@@ -243,7 +247,8 @@ func (t *txn) createCharge(p CreateChargeParams) (Charge, error) {
 	}
 	// Stored without what present derives (links, paymentMethods): reads, far more
 	// frequent than creates, decode less.
-	if err := t.insertCharge(c, p.prep); err != nil {
+	pr = pr.of(c)
+	if err := t.insertCharge(c, pr); err != nil {
 		if ErrorCode(err) == ECONFLICT && ErrorField(err) == "correlationID" {
 			return Charge{}, conflict("correlationID", "a charge with correlationID %q already exists", corr)
 		}
@@ -256,7 +261,7 @@ func (t *txn) createCharge(p CreateChargeParams) (Charge, error) {
 		return Charge{}, err
 	}
 	t.present(&c)
-	return c, t.emitChargePrepared(EventChargeCreated, c, p.prep)
+	return c, t.emitChargePrepared(EventChargeCreated, c, pr)
 }
 
 // buildCharge validates p and makes the charge with its identifiers and BR Code.

@@ -2,8 +2,6 @@ package payments
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 	"io"
 	"log/slog"
 	"strings"
@@ -258,21 +256,6 @@ func found(err error) (bool, error) {
 	default:
 		return false, err
 	}
-}
-
-func decode(r store.Record, v any) error {
-	if err := json.Unmarshal(r.Data, v); err != nil {
-		return fmt.Errorf("decode %s: %w", r.ID, err)
-	}
-	return nil
-}
-
-func encode(id string, v any, keys []string, indexes []store.Index) (store.Record, error) {
-	data, err := json.Marshal(v)
-	if err != nil {
-		return store.Record{}, fmt.Errorf("encode %s: %w", id, err)
-	}
-	return store.Record{ID: id, Data: data, Keys: keys, Indexes: indexes}, nil
 }
 
 // insert stores a new record; a taken unique key is a conflict naming conflictField.

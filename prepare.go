@@ -26,6 +26,7 @@ import (
 
 // chargePrep is a charge prepared before its transaction, from one snapshot.
 type chargePrep struct {
+	params  CreateChargeParams // what it was built from (without ids and prep)
 	ids     *chargeIDs
 	now     time.Time // the time it was built at, the transaction's
 	company []byte    // the company record the charge was built from
@@ -34,10 +35,9 @@ type chargePrep struct {
 	stored Charge // as stored, with its customer
 	data   []byte // stored, encoded
 
-	presented Charge // as the event shows it
-	owner     eventCompany
-	account   Account
-	payload   []byte // the CHARGE_CREATED payload
+	owner   eventCompany // the company and account the payload shows
+	account Account
+	payload []byte // the CHARGE_CREATED payload, of stored as presented at now
 }
 
 // prepareCharge builds p's charge from a read snapshot, at now, with p's ids. It returns
@@ -68,7 +68,7 @@ func (t *txn) prepareCharge(p CreateChargeParams) *chargePrep {
 	if err != nil {
 		return nil
 	}
-	prep := &chargePrep{ids: p.ids, now: t.now, company: r.Data, charge: c}
+	prep := &chargePrep{params: p.bare(), ids: p.ids, now: t.now, company: r.Data, charge: c}
 	if p.Customer != nil {
 		return prep // linking may create the customer: done in the transaction
 	}
@@ -90,8 +90,14 @@ func (t *txn) prepareCharge(p CreateChargeParams) *chargePrep {
 		prep.payload = nil
 		return prep
 	}
-	prep.presented, prep.owner, prep.account = c, *ev.Company, *acct
+	prep.owner, prep.account = *ev.Company, *acct
 	return prep
+}
+
+// bare is p without what is prepared for it.
+func (p CreateChargeParams) bare() CreateChargeParams {
+	p.ids, p.prep = nil, nil
+	return p
 }
 
 // prepKey names a prepared charge: its company and correlationID.
@@ -151,7 +157,7 @@ func (t *txn) prepareSubscription(id string, out map[prepKey]*chargePrep) {
 // as the transaction reads it.
 func (t *txn) preparedCharge(p CreateChargeParams) (Charge, bool) {
 	pr := p.prep
-	if pr == nil || !pr.now.Equal(t.now) || pr.ids != p.ids {
+	if pr == nil || !pr.now.Equal(t.now) || pr.ids != p.ids || !reflect.DeepEqual(p.bare(), pr.params) {
 		return Charge{}, false
 	}
 	r, err := t.tx.Get(collCompanies, systemSpace, t.company)
@@ -161,17 +167,30 @@ func (t *txn) preparedCharge(p CreateChargeParams) (Charge, bool) {
 	return pr.charge, true
 }
 
-// insertCharge stores a new charge, with the prepared encoding when it is of this charge.
-func (t *txn) insertCharge(c Charge, pr *chargePrep) error {
+// of returns pr if its encoding is of the charge c as it is to be stored, else nil.
+// createCharge asks only when c is pr's charge (preparedCharge) with the customer
+// prepareCharge gave it (p.customer), so c equals pr.stored by construction; the deep
+// comparison is the guard that keeps a mistake in that reasoning from storing a wrong
+// record. Presented at the same time (preparedCharge checks it), c is then what the
+// payload shows.
+func (pr *chargePrep) of(c Charge) *chargePrep {
 	if pr == nil || pr.data == nil || !reflect.DeepEqual(c, pr.stored) {
+		return nil
+	}
+	return pr
+}
+
+// insertCharge stores a new charge c, with pr's encoding if pr is not nil (see of).
+func (t *txn) insertCharge(c Charge, pr *chargePrep) error {
+	if pr == nil {
 		return t.insert(collCharges, c.ID, "charge", c, c.keys(), c.indexes())
 	}
 	r := store.Record{ID: c.ID, Data: pr.data, Keys: c.keys(), Indexes: c.indexes()}
 	return storeErr(t.tx.Insert(collCharges, t.company, r), "charge")
 }
 
-// emitChargePrepared is emitCharge with the prepared payload when it is of this charge,
-// company and account.
+// emitChargePrepared is emitCharge with pr's payload, if pr is not nil (see insertCharge)
+// and the company and account are as they were prepared.
 func (t *txn) emitChargePrepared(name string, c Charge, pr *chargePrep) error {
 	if pr == nil || pr.payload == nil {
 		return t.emitCharge(name, c)
@@ -181,7 +200,7 @@ func (t *txn) emitChargePrepared(name string, c Charge, pr *chargePrep) error {
 		return err
 	}
 	ref := co.eventRef()
-	if *ref != pr.owner || *acct != pr.account || !reflect.DeepEqual(c, pr.presented) {
+	if *ref != pr.owner || *acct != pr.account {
 		return t.emit(name, chargeEvent{Charge: c, Company: ref, Account: acct})
 	}
 	return t.emitJSON(name, pr.payload)
