@@ -66,8 +66,11 @@ func OpenWith(path string, o Options) (*Store, error) {
 	return open(path, DefaultTimeout, o)
 }
 
+// open opens the file with bbolt's freelist kept in memory only (NoFreelistSync, as etcd
+// does): a commit writes its pages and meta without the whole freelist, and open rebuilds
+// the freelist by scanning the file, which is crash-safe and costs a scan per open.
 func open(path string, timeout time.Duration, o Options) (*Store, error) {
-	db, err := bbolt.Open(path, 0o600, &bbolt.Options{Timeout: timeout, FreelistType: bbolt.FreelistMapType, NoSync: o.NoSync})
+	db, err := bbolt.Open(path, 0o600, &bbolt.Options{Timeout: timeout, FreelistType: bbolt.FreelistMapType, NoFreelistSync: true, NoSync: o.NoSync})
 	if errors.Is(err, bberrors.ErrTimeout) {
 		return nil, fmt.Errorf("bolt store: %s is in use by another process (waited %v for its lock): stop that process or use another file", path, timeout)
 	}
