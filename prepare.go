@@ -40,9 +40,10 @@ type chargePrep struct {
 	payload []byte // the CHARGE_CREATED payload, of stored as presented at now
 }
 
-// prepareCharge builds p's charge from a read snapshot, at now, with p's ids. It returns
-// nil when there is nothing to prepare (the parameters are invalid, a customer is still to
-// be linked, the store failed): the transaction then does all the work.
+// prepareCharge builds p's charge from a read snapshot, at now, with p's ids, and, unless
+// a customer is still to be linked (p.Customer), its record and event payload. It returns
+// nil when there is nothing to prepare (invalid parameters, a subaccount or splits to
+// check, a store error): the transaction then does all the work.
 func (s *Service) prepareCharge(ctx context.Context, now time.Time, p CreateChargeParams) *chargePrep {
 	var prep *chargePrep
 	_ = s.core.store.View(ctx, func(tx store.Tx) error {
