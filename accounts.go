@@ -79,8 +79,12 @@ func (t *txn) account(id string) (Account, error) {
 // defaultAccount reads the company's default account with its balance; PixKey as for
 // account.
 func (t *txn) defaultAccount() (Account, error) {
-	var a Account
-	if _, err := t.getByKey(collAccounts, keyDefault, "account", &a); err != nil {
+	r, err := t.tx.GetByKey(collAccounts, t.company, keyDefault)
+	if err != nil {
+		return Account{}, storeErr(err, "account")
+	}
+	a, err := decodeMemoized[Account](&t.svc.core.memo, collAccounts, t.company, r)
+	if err != nil {
 		return Account{}, err
 	}
 	return a, t.fillBalance(&a)

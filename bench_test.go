@@ -2,10 +2,16 @@ package payments_test
 
 import (
 	"fmt"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/pixfoundry/payments"
+	"github.com/pixfoundry/payments/store/bolt"
 )
 
 // eachStoreB runs a benchmark once per store driver, each on a fresh Service.
@@ -132,4 +138,68 @@ func BenchmarkRefund(b *testing.B) {
 			}
 		}
 	})
+}
+
+// BenchmarkCreateChargeCallers is the durable write table of issue 12: CreateCharge from
+// 1, 16, 64 and 256 concurrent callers on bolt with group commit ("bolt"), against plain
+// bbolt with one commit per call ("bolt-plain", the baseline) and bbolt without fsync
+// ("bolt-nosync", the ceiling the disk does not bound). It reports charges per second and
+// the median latency of one call.
+func BenchmarkCreateChargeCallers(b *testing.B) {
+	drivers := []struct {
+		name string
+		opts bolt.Options
+	}{
+		{"bolt", bolt.Options{}},
+		{"bolt-plain", bolt.Options{Unbatched: true}},
+		{"bolt-nosync", bolt.Options{NoSync: true}},
+	}
+	for _, d := range drivers {
+		for _, callers := range []int{1, 16, 64, 256} {
+			b.Run(fmt.Sprintf("%s/callers=%d", d.name, callers), func(b *testing.B) {
+				st, err := bolt.OpenWith(filepath.Join(b.TempDir(), "payments.db"), d.opts)
+				if err != nil {
+					b.Fatal(err)
+				}
+				e := newEnv(b, st)
+				benchCallers(b, callers, func(i int64) error {
+					_, err := e.svc.CreateCharge(ctx, payments.CreateChargeParams{CorrelationID: "order-" + strconv.FormatInt(i, 10), Value: 1990})
+					return err
+				})
+			})
+		}
+	}
+}
+
+// benchCallers runs b.N calls of fn from callers goroutines and reports ops/s and the
+// median latency of a call (p50-ms).
+func benchCallers(b *testing.B, callers int, fn func(i int64) error) {
+	b.ReportAllocs()
+	var next atomic.Int64
+	lat := make([]time.Duration, b.N)
+	var wg sync.WaitGroup
+	b.ResetTimer()
+	start := time.Now()
+	for range callers {
+		wg.Go(func() {
+			for {
+				i := next.Add(1) - 1
+				if i >= int64(b.N) {
+					return
+				}
+				t := time.Now()
+				if err := fn(i); err != nil {
+					b.Error(err)
+					return
+				}
+				lat[i] = time.Since(t)
+			}
+		})
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	b.StopTimer()
+	slices.Sort(lat)
+	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "ops/s")
+	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
 }

@@ -180,8 +180,10 @@ type CreateChargeParams struct {
 	// correlationID is returned instead of a conflict.
 	ReturnExisting bool
 
-	subscription string    // set by subscriptions: the subscription's correlationID
-	customer     *Customer // set by subscriptions: the customer as linked already
+	subscription string      // set by subscriptions: the subscription's correlationID
+	customer     *Customer   // set by subscriptions: the customer as linked already
+	ids          *chargeIDs  // drawn before the transaction; nil: drawn in it
+	prep         *chargePrep // work done before the transaction (prepare.go); may be nil
 }
 
 // ChargeFilter selects charges for ListCharges. Zero fields do not filter.
@@ -194,9 +196,16 @@ type ChargeFilter struct {
 }
 
 // CreateCharge creates a charge with its BR Code.
+//
+// The charge is built, encoded and its event payload made before the store's write
+// transaction, on the caller's goroutine (prepare.go); the transaction uses that work
+// only where what it read is what the work was done from.
 func (s *Service) CreateCharge(ctx context.Context, p CreateChargeParams) (Charge, error) {
+	now := s.now()
+	p.ids = s.core.ids.chargeIDs(now)
+	p.prep = s.prepareCharge(ctx, now, p)
 	var c Charge
-	err := s.update(ctx, func(t *txn) error {
+	err := s.updateAt(ctx, now, func(t *txn) error {
 		var err error
 		c, err = t.createCharge(p)
 		return err
@@ -215,9 +224,15 @@ func (t *txn) createCharge(p CreateChargeParams) (Charge, error) {
 			return c, err
 		}
 	}
-	c, err := t.buildCharge(corr, p)
-	if err != nil {
-		return Charge{}, err
+	c, ok := t.preparedCharge(p)
+	pr := p.prep
+	if !ok || p.Customer != nil {
+		pr = nil // built here, or its customer linked here: encoded here
+	}
+	if !ok {
+		if c, err = t.buildCharge(corr, p); err != nil {
+			return Charge{}, err
+		}
 	}
 	if p.Customer != nil {
 		cust, err := t.linkCustomer(*p.Customer)
@@ -232,7 +247,8 @@ func (t *txn) createCharge(p CreateChargeParams) (Charge, error) {
 	}
 	// Stored without what present derives (links, paymentMethods): reads, far more
 	// frequent than creates, decode less.
-	if err := t.insert(collCharges, c.ID, "charge", c, c.keys(), c.indexes()); err != nil {
+	pr = pr.of(c)
+	if err := t.insertCharge(c, pr); err != nil {
 		if ErrorCode(err) == ECONFLICT && ErrorField(err) == "correlationID" {
 			return Charge{}, conflict("correlationID", "a charge with correlationID %q already exists", corr)
 		}
@@ -245,7 +261,7 @@ func (t *txn) createCharge(p CreateChargeParams) (Charge, error) {
 		return Charge{}, err
 	}
 	t.present(&c)
-	return c, t.emitCharge(EventChargeCreated, c)
+	return c, t.emitChargePrepared(EventChargeCreated, c, pr)
 }
 
 // buildCharge validates p and makes the charge with its identifiers and BR Code.
@@ -312,11 +328,15 @@ func (t *txn) buildCharge(corr string, p CreateChargeParams) (Charge, error) {
 		return Charge{}, err
 	}
 	c.Fee = co.fees().Fee(c.Value)
-	c.ID = t.newID()
+	ids := p.ids
+	if ids == nil {
+		ids = t.svc.core.ids.chargeIDs(t.now)
+	}
+	c.ID = ids.id
 	c.GlobalID = base64.StdEncoding.EncodeToString([]byte("Charge:" + c.ID))
-	c.TransactionID = t.svc.core.ids.hex32()
+	c.TransactionID = ids.transactionID
 	c.Identifier = c.TransactionID
-	c.PaymentLinkID = t.svc.core.ids.uuid()
+	c.PaymentLinkID = ids.paymentLinkID
 	c.PixKey = co.PixKey
 	static := brcode.Static{Key: co.PixKey, Name: co.MerchantName, City: co.MerchantCity, TxID: c.txid(), Info: c.Comment, TruncateInfo: true}
 	if c.Type == ChargeDynamic {

@@ -192,12 +192,11 @@ func (c Company) fees() FeePolicy {
 
 // company loads the company of the transaction.
 func (t *txn) loadCompany() (Company, error) {
-	var c Company
 	r, err := t.tx.Get(collCompanies, systemSpace, t.company)
 	if err != nil {
-		return c, storeErr(err, "company")
+		return Company{}, storeErr(err, "company")
 	}
-	return c, decode(r, &c)
+	return decodeMemoized[Company](&t.svc.core.memo, collCompanies, systemSpace, r)
 }
 
 // CompanyUpdate changes the company's receiving identity and policies; nil fields stay.

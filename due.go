@@ -105,39 +105,28 @@ func (s *Service) RunDue(ctx context.Context) error {
 // runDue pages through the due queue up to the time it starts. Handling an entry leaves
 // it gone or due after that time (a subscription catches up every started period at
 // once; a generated charge expires days later), so the pages ahead are never changed
-// behind the cursor and one pass does all that is due.
+// behind the cursor and one pass does all that is due. That is also why the next page
+// can be read, and its charges prepared (prepareDue), while this one commits.
 func (s *Service) runDue(ctx context.Context) error {
 	to := sortTime(s.now()) + "~" // every entry due at or before now ('~' sorts after '|')
-	from := ""
 	var first error
+	next := s.loadDuePage(ctx, "", to)
 	for {
-		var page []dueEntry
-		var last string
-		err := s.view(ctx, func(t *txn) error {
-			page = nil
-			p, err := t.tx.List(collDueQueue, systemSpace, store.Query{Index: indexDue, From: from, To: to, Limit: dueQueuePage})
-			if err != nil {
-				return internal(err)
-			}
-			for _, r := range p.Records {
-				var e dueEntry
-				if err := decode(r, &e); err != nil {
-					return err
-				}
-				page = append(page, e)
-				last, _ = sortIn(r, indexDue)
-			}
-			return nil
-		})
-		if err != nil || len(page) == 0 {
-			return cmp.Or(first, err)
+		pg := <-next
+		if pg.err != nil || len(pg.entries) == 0 {
+			return cmp.Or(first, pg.err)
 		}
-		from = last + "\x00"
-		if err := s.update(ctx, func(t *txn) error { return t.handleDue(page...) }); err == nil {
+		next = s.loadDuePage(ctx, pg.last+"\x00", to)
+		err := s.updateAt(ctx, pg.now, func(t *txn) error {
+			t.preps = pg.preps
+			return t.handleDue(pg.entries...)
+		})
+		if err == nil {
 			continue
 		}
-		for _, e := range page { // one at a time, to get past the one that fails
+		for _, e := range pg.entries { // one at a time, to get past the one that fails
 			if err := ctx.Err(); err != nil {
+				<-next
 				return internal(err)
 			}
 			if err := s.update(ctx, func(t *txn) error { return t.handleDue(e) }); err != nil {
@@ -148,10 +137,50 @@ func (s *Service) runDue(ctx context.Context) error {
 	}
 }
 
+// dueBatch is a page of the due queue with the charges it will generate, prepared at now.
+type dueBatch struct {
+	entries []dueEntry
+	last    string // the sort value of the last entry
+	now     time.Time
+	preps   map[prepKey]*chargePrep
+	err     error
+}
+
+// loadDuePage reads the page of entries from "from" (up to "to") and prepares its charges,
+// in a goroutine; the channel gets the page.
+func (s *Service) loadDuePage(ctx context.Context, from, to string) <-chan dueBatch {
+	out := make(chan dueBatch, 1)
+	go func() {
+		var pg dueBatch
+		pg.err = s.view(ctx, func(t *txn) error {
+			pg.entries = nil
+			p, err := t.tx.List(collDueQueue, systemSpace, store.Query{Index: indexDue, From: from, To: to, Limit: dueQueuePage})
+			if err != nil {
+				return internal(err)
+			}
+			for _, r := range p.Records {
+				var e dueEntry
+				if err := decode(r, &e); err != nil {
+					return err
+				}
+				pg.entries = append(pg.entries, e)
+				pg.last, _ = sortIn(r, indexDue)
+			}
+			return nil
+		})
+		if pg.err == nil && len(pg.entries) > 0 {
+			pg.now = s.now()
+			pg.preps = s.prepareDue(ctx, pg.now, pg.entries)
+		}
+		out <- pg
+	}()
+	return out
+}
+
 // handleDue does the work of due entries, each in the company it names, in t.
 func (t *txn) handleDue(entries ...dueEntry) error {
 	for _, e := range entries {
-		co := &txn{svc: &Service{core: t.svc.core, company: e.Company}, tx: t.tx, company: e.Company, now: t.now}
+		co := &txn{svc: &Service{core: t.svc.core, company: e.Company}, tx: t.tx, company: e.Company, now: t.now, preps: t.preps}
 		var err error
 		switch e.Kind {
 		case dueExpiry:

@@ -96,8 +96,8 @@ func Example_chargeFlow() {
 	}
 	fmt.Println("audit ok:", report.OK(), "entries", report.Entries)
 	// Output:
-	// charge: ACTIVE 1990 6f419ec627c76b1bfb1fa37c41a11ea4
-	// brCode: 00020126540014br.gov.bcb.pix0120pix@loja.example.com0208Pedido 1520400005303986540519.905802BR5904Loja6009Sao Paulo622905256f419ec627c76b1bfb1fa37c4630469AB
+	// charge: ACTIVE 1990 01a20320a2006f419ec627c76b1bfb1f
+	// brCode: 00020126540014br.gov.bcb.pix0120pix@loja.example.com0208Pedido 1520400005303986540519.905802BR5904Loja6009Sao Paulo6229052501a20320a2006f419ec627c766304BA63
 	// image: 600×600 PNG
 	// paid: COMPLETED 1990 fee 50
 	// refund: IN_PROCESSING 500

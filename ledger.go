@@ -125,8 +125,8 @@ func (t *txn) loadBook(id string) (*book, error) {
 	r, err := t.tx.Get(collBooks, t.company, id)
 	switch {
 	case err == nil:
-		b := &book{}
-		return b, decode(r, b)
+		b, err := decodeMemoized[book](&t.svc.core.memo, collBooks, t.company, r)
+		return &b, err
 	case errors.Is(err, store.ErrNotFound) && systemBooks[id]:
 		return &book{ID: id, isNew: true}, nil
 	case errors.Is(err, store.ErrNotFound):

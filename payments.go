@@ -2,8 +2,6 @@ package payments
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 	"io"
 	"log/slog"
 	"strings"
@@ -83,7 +81,8 @@ type core struct {
 	// sendTimeout bounds one Rail call about an order.
 	sendTimeout time.Duration
 	webhooks    *webhookCore
-	owns        bool // Close closes the store
+	memo        decodeMemo // hot records decoded (memo.go)
+	owns        bool       // Close closes the store
 }
 
 // Open opens (creating if needed) a bbolt database file at path and returns the Service of
@@ -171,6 +170,8 @@ type txn struct {
 	// afterCommit runs once the transaction has committed: calls to the outside (the
 	// Rail) that must not happen for a transaction that rolls back.
 	afterCommit []func(context.Context)
+	// preps are charges the due pass prepared before the transaction (prepare.go); read only.
+	preps map[prepKey]*chargePrep
 }
 
 // newID is a new record id: a 24-hex id shaped like the real API's, from the id source.
@@ -181,7 +182,12 @@ func (t *txn) after(fn func(context.Context)) { t.afterCommit = append(t.afterCo
 
 // update runs fn in one write transaction. Every error it returns is an *Error.
 func (s *Service) update(ctx context.Context, fn func(*txn) error) error {
-	now := s.now()
+	return s.updateAt(ctx, s.now(), fn)
+}
+
+// updateAt is update with the transaction's time taken by the caller, for work prepared
+// before it at that time.
+func (s *Service) updateAt(ctx context.Context, now time.Time, fn func(*txn) error) error {
 	var t *txn
 	err := s.core.store.Update(ctx, func(tx store.Tx) error {
 		t = &txn{svc: s, tx: tx, company: s.company, now: now} // afresh if the store runs fn again
@@ -249,21 +255,6 @@ func found(err error) (bool, error) {
 	default:
 		return false, err
 	}
-}
-
-func decode(r store.Record, v any) error {
-	if err := json.Unmarshal(r.Data, v); err != nil {
-		return fmt.Errorf("decode %s: %w", r.ID, err)
-	}
-	return nil
-}
-
-func encode(id string, v any, keys []string, indexes []store.Index) (store.Record, error) {
-	data, err := json.Marshal(v)
-	if err != nil {
-		return store.Record{}, fmt.Errorf("encode %s: %w", id, err)
-	}
-	return store.Record{ID: id, Data: data, Keys: keys, Indexes: indexes}, nil
 }
 
 // insert stores a new record; a taken unique key is a conflict naming conflictField.

@@ -394,8 +394,8 @@ func (t *txn) generateDue(id string) error {
 	return t.schedule(dueSubscription, id, next, false)
 }
 
-// generateCharge creates the charge of the period starting at start, unless it exists.
-func (t *txn) generateCharge(r subscriptionRecord, start time.Time) error {
+// periodCharge is the charge of the period of r starting at start.
+func (r subscriptionRecord) periodCharge(start time.Time) CreateChargeParams {
 	p := CreateChargeParams{
 		CorrelationID: r.CorrelationID + ":" + start.In(brasilia).Format(time.DateOnly),
 		Value:         r.Value, Type: r.ChargeType, Comment: r.Comment, AdditionalInfo: r.AdditionalInfo,
@@ -405,6 +405,15 @@ func (t *txn) generateCharge(r subscriptionRecord, start time.Time) error {
 		p.DaysForDueDate = r.DayDue
 	} else {
 		p.ExpiresIn = int64(r.DayDue) * 86400
+	}
+	return p
+}
+
+// generateCharge creates the charge of the period starting at start, unless it exists.
+func (t *txn) generateCharge(r subscriptionRecord, start time.Time) error {
+	p := r.periodCharge(start)
+	if pr := t.preps[prepKey{t.company, p.CorrelationID}]; pr != nil {
+		p.ids, p.prep = pr.ids, pr
 	}
 	_, err := t.createCharge(p)
 	if ErrorCode(err) == ECONFLICT && ErrorField(err) == "correlationID" {
@@ -417,6 +426,7 @@ func (t *txn) generateCharge(r subscriptionRecord, start time.Time) error {
 		}
 		// Another charge took the name: the period's charge gets a unique one.
 		p.CorrelationID += ":" + t.newID()
+		p.ids, p.prep = nil, nil // made for the name taken
 		_, err = t.createCharge(p)
 	}
 	return err

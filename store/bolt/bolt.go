@@ -47,11 +47,30 @@ type Store struct {
 // Open opens (creating if needed) the bbolt file at path. A file another process has open
 // (bbolt locks it) is an error saying so, after DefaultTimeout.
 func Open(path string) (*Store, error) {
-	return open(path, DefaultTimeout)
+	return OpenWith(path, Options{})
 }
 
-func open(path string, timeout time.Duration) (*Store, error) {
-	db, err := bbolt.Open(path, 0o600, &bbolt.Options{Timeout: timeout, FreelistType: bbolt.FreelistMapType})
+// Options change how a Store commits. The zero value is the default: group commit, each
+// commit synced to disk. The other settings exist to measure against (bench_test.go).
+type Options struct {
+	// NoSync skips fsync on commit: a crash may lose or corrupt recent commits. Only for
+	// benchmarks (the ceiling of what the disk does not bound) and throwaway data.
+	NoSync bool
+	// Unbatched commits every Update alone, in the caller's goroutine, as plain bbolt
+	// Update does: the baseline group commit is measured against.
+	Unbatched bool
+}
+
+// OpenWith is Open with options.
+func OpenWith(path string, o Options) (*Store, error) {
+	return open(path, DefaultTimeout, o)
+}
+
+// open opens the file with bbolt's freelist kept in memory only (NoFreelistSync, as etcd
+// does): a commit writes its pages and meta without the whole freelist, and open rebuilds
+// the freelist by scanning the file, which is crash-safe and costs a scan per open.
+func open(path string, timeout time.Duration, o Options) (*Store, error) {
+	db, err := bbolt.Open(path, 0o600, &bbolt.Options{Timeout: timeout, FreelistType: bbolt.FreelistMapType, NoFreelistSync: true, NoSync: o.NoSync})
 	if errors.Is(err, bberrors.ErrTimeout) {
 		return nil, fmt.Errorf("bolt store: %s is in use by another process (waited %v for its lock): stop that process or use another file", path, timeout)
 	}
@@ -70,7 +89,11 @@ func open(path string, timeout time.Duration) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("bolt store: init %s: %w", path, err)
 	}
-	return &Store{db: db, writer: newWriter(db)}, nil
+	st := &Store{db: db}
+	if !o.Unbatched {
+		st.writer = newWriter(db)
+	}
+	return st, nil
 }
 
 // Path is the file the store was opened on.
@@ -78,7 +101,9 @@ func (s *Store) Path() string { return s.db.Path() }
 
 // Close waits for the commit in progress and closes the file.
 func (s *Store) Close() error {
-	s.writer.stop()
+	if s.writer != nil {
+		s.writer.stop()
+	}
 	return s.db.Close()
 }
 
@@ -87,6 +112,15 @@ func (s *Store) Close() error {
 func (s *Store) Update(ctx context.Context, fn func(store.Tx) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
+	}
+	if s.writer == nil {
+		return s.db.Update(func(btx *bbolt.Tx) error {
+			t := wrap(btx)
+			if err := fn(t); err != nil {
+				return err
+			}
+			return t.flush()
+		})
 	}
 	return s.writer.do(fn)
 }
@@ -102,6 +136,45 @@ func (s *Store) View(ctx context.Context, fn func(store.Tx) error) error {
 type tx struct {
 	btx                                    *bbolt.Tx
 	records, keys, index, counts, counters *bbolt.Bucket
+
+	// The index counts and counters this transaction changed, by key, with their new
+	// values: written once, by flush at its end, however many calls of a group commit
+	// changed them. Every count lives in one bucket, so this saves a read and a write of
+	// the same few hot pages per index entry.
+	newCounts   map[string]int64
+	newCounters map[string]uint64
+}
+
+// flush writes the counts and counters changed in t. Update calls it before commit.
+func (t *tx) flush() error {
+	for k, n := range t.newCounts {
+		var err error
+		if n <= 0 {
+			err = t.counts.Delete([]byte(k))
+		} else {
+			err = t.counts.Put([]byte(k), binary.BigEndian.AppendUint64(nil, uint64(n)))
+		}
+		if err != nil {
+			return err
+		}
+	}
+	for k, n := range t.newCounters {
+		if err := t.counters.Put([]byte(k), binary.BigEndian.AppendUint64(nil, n)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// count is the number of entries in the index whose count key is key.
+func (t *tx) count(key []byte) int64 {
+	if n, ok := t.newCounts[string(key)]; ok {
+		return n
+	}
+	if v := t.counts.Get(key); v != nil {
+		return int64(binary.BigEndian.Uint64(v))
+	}
+	return 0
 }
 
 func wrap(btx *bbolt.Tx) *tx {
@@ -227,15 +300,12 @@ func (t *tx) remove(collection, company string, r store.Record) error {
 var errReadOnly = fmt.Errorf("%w: write in a read-only transaction", store.ErrInvalid)
 
 func (t *tx) addCount(key []byte, delta int64) error {
-	var n int64
-	if v := t.counts.Get(key); v != nil {
-		n = int64(binary.BigEndian.Uint64(v))
+	n := max(t.count(key)+delta, 0)
+	if t.newCounts == nil {
+		t.newCounts = make(map[string]int64)
 	}
-	n += delta
-	if n <= 0 {
-		return t.counts.Delete(key)
-	}
-	return t.counts.Put(key, binary.BigEndian.AppendUint64(nil, uint64(n)))
+	t.newCounts[string(key)] = n
+	return nil
 }
 
 func (t *tx) List(collection, company string, q store.Query) (store.Page, error) {
@@ -283,9 +353,7 @@ func (t *tx) List(collection, company string, q store.Query) (store.Page, error)
 	}
 
 	if q.From == "" && q.To == "" {
-		if v := t.counts.Get(prefix); v != nil {
-			page.Total = int(binary.BigEndian.Uint64(v))
-		}
+		page.Total = int(t.count(prefix))
 		return page, nil
 	}
 	for k, _ := c.Seek(lo); inRange(k); k, _ = c.Next() {
@@ -298,13 +366,19 @@ func (t *tx) Next(collection, company, counter string) (uint64, error) {
 	if !t.btx.Writable() {
 		return 0, errReadOnly
 	}
-	key := tuple(collection, company, counter)
-	var n uint64
-	if v := t.counters.Get(key); v != nil {
-		n = binary.BigEndian.Uint64(v)
+	key := string(tuple(collection, company, counter))
+	n, ok := t.newCounters[key]
+	if !ok {
+		if v := t.counters.Get([]byte(key)); v != nil {
+			n = binary.BigEndian.Uint64(v)
+		}
 	}
 	n++
-	return n, t.counters.Put(key, binary.BigEndian.AppendUint64(nil, n))
+	if t.newCounters == nil {
+		t.newCounters = make(map[string]uint64)
+	}
+	t.newCounters[key] = n
+	return n, nil
 }
 
 // Tuple encoding: each component has its 0x00 bytes escaped as 0x00 0xFF and is followed

@@ -109,7 +109,7 @@ func (w *writer) run(batch []*call) {
 					return errRollback
 				}
 			}
-			return nil
+			return tx.flush() // the one place a batch's writes are completed before commit
 		})
 		switch {
 		case failed >= 0:

@@ -17,13 +17,13 @@ func TestOpen_InUse(t *testing.T) {
 	first, err := Open(path)
 	is.NoErr(err)
 
-	_, err = open(path, time.Millisecond)                                        // a short wait: the lock will not be released
+	_, err = open(path, time.Millisecond, Options{})                             // a short wait: the lock will not be released
 	is.True(err != nil)                                                          // refused
 	is.True(strings.Contains(err.Error(), path+" is in use by another process")) // saying why
 	is.True(!strings.HasSuffix(err.Error(), "timeout"))                          // not bbolt's bare word
 
 	is.NoErr(first.Close())
-	again, err := open(path, time.Millisecond)
+	again, err := open(path, time.Millisecond, Options{})
 	is.NoErr(err) // free again once the holder closes it
 	is.NoErr(again.Close())
 }

@@ -1,0 +1,36 @@
+package payments
+
+import (
+	stdjson "encoding/json"
+	"fmt"
+
+	gojson "github.com/goccy/go-json"
+
+	"github.com/pixfoundry/payments/store"
+)
+
+// The record codec. Records stay JSON, as every version wrote them, so data written
+// before is read as it is and needs no migration. Decoding, which every read does (43% of
+// the CPU of an HTTP get-charge with encoding/json), goes through github.com/goccy/go-json:
+// measured on stored charges on this (loaded, noisy) machine (BenchmarkCodec,
+// codec_internal_test.go) it decoded 1.7 to 3 times faster than encoding/json (medians of
+// 5 runs: 10.0 against 16.7 µs) with 9 allocations instead of 29, into the same values
+// (TestCodec_DecodesAsEncodingJSON). Encoding stays with
+// encoding/json: go-json does not honour the omitzero option the records use, and was
+// not faster at encoding a charge. A hand-written append-style codec per record type
+// would be faster still, at the price of a codec to keep in step with every field.
+
+func decode(r store.Record, v any) error {
+	if err := gojson.Unmarshal(r.Data, v); err != nil {
+		return fmt.Errorf("decode %s: %w", r.ID, err)
+	}
+	return nil
+}
+
+func encode(id string, v any, keys []string, indexes []store.Index) (store.Record, error) {
+	data, err := stdjson.Marshal(v)
+	if err != nil {
+		return store.Record{}, fmt.Errorf("encode %s: %w", id, err)
+	}
+	return store.Record{ID: id, Data: data, Keys: keys, Indexes: indexes}, nil
+}

@@ -1,0 +1,208 @@
+package payments
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"maps"
+	"reflect"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/pixfoundry/payments/store"
+)
+
+// Work before the transaction. The store runs write transactions one after another (on
+// bolt, one group-commit writer for every caller), so what a transaction function computes
+// is the throughput limit. A charge's BR Code, record encoding and event payload do not
+// need the transaction: they depend on the parameters, the time, the ids and a few records
+// (the company, its default account and books). CreateCharge and the due pass therefore
+// build them first, from a read snapshot, on the caller's goroutine; the transaction then
+// reads those records again and uses the prepared work only where what it read, or
+// computed, equals what the work was done from, and does it again otherwise. The result
+// is the same as doing everything inside, so the transaction stays a pure function of
+// what it reads, however often the store runs it.
+
+// chargePrep is a charge prepared before its transaction, from one snapshot.
+type chargePrep struct {
+	params  CreateChargeParams // what it was built from (without ids and prep)
+	ids     *chargeIDs
+	now     time.Time // the time it was built at, the transaction's
+	company []byte    // the company record the charge was built from
+	charge  Charge    // built (buildCharge), without a linked customer
+
+	stored Charge // as stored, with its customer
+	data   []byte // stored, encoded
+
+	owner   eventCompany // the company and account the payload shows
+	account Account
+	payload []byte // the CHARGE_CREATED payload, of stored as presented at now
+}
+
+// prepareCharge builds p's charge from a read snapshot, at now, with p's ids, and, unless
+// a customer is still to be linked (p.Customer), its record and event payload. It returns
+// nil when there is nothing to prepare (invalid parameters, a subaccount or splits to
+// check, a store error): the transaction then does all the work.
+func (s *Service) prepareCharge(ctx context.Context, now time.Time, p CreateChargeParams) *chargePrep {
+	var prep *chargePrep
+	_ = s.core.store.View(ctx, func(tx store.Tx) error {
+		prep = (&txn{svc: s, tx: tx, company: s.company, now: now}).prepareCharge(p)
+		return nil
+	})
+	return prep
+}
+
+func (t *txn) prepareCharge(p CreateChargeParams) *chargePrep {
+	if p.ids == nil || p.Subaccount != "" || len(p.Splits) > 0 {
+		return nil // splits and subaccounts are checked in the transaction; rare
+	}
+	corr, err := cleanCorrelationID("correlationID", p.CorrelationID, true)
+	if err != nil {
+		return nil
+	}
+	r, err := t.tx.Get(collCompanies, systemSpace, t.company)
+	if err != nil {
+		return nil
+	}
+	c, err := t.buildCharge(corr, p)
+	if err != nil {
+		return nil
+	}
+	prep := &chargePrep{params: p.bare(), ids: p.ids, now: t.now, company: r.Data, charge: c}
+	if p.Customer != nil {
+		return prep // linking may create the customer: done in the transaction
+	}
+	if p.customer != nil {
+		cust := *p.customer
+		c.Customer = &cust
+	}
+	if prep.data, err = json.Marshal(c); err != nil {
+		return prep
+	}
+	prep.stored = c
+	t.present(&c)
+	co, acct, err := t.eventOwner()
+	if err != nil {
+		return prep
+	}
+	ev := chargeEvent{Charge: c, Company: co.eventRef(), Account: acct}
+	if prep.payload, err = json.Marshal(ev); err != nil {
+		prep.payload = nil
+		return prep
+	}
+	prep.owner, prep.account = *ev.Company, *acct
+	return prep
+}
+
+// bare is p without what is prepared for it.
+func (p CreateChargeParams) bare() CreateChargeParams {
+	p.ids, p.prep = nil, nil
+	return p
+}
+
+// prepKey names a prepared charge: its company and correlationID.
+type prepKey struct{ company, correlationID string }
+
+// prepareDue prepares, at now, the charges the due entries of page will generate (every
+// started period of each subscription, as the snapshot shows it), on every core: a share
+// of the page per goroutine, each in one read transaction.
+func (s *Service) prepareDue(ctx context.Context, now time.Time, page []dueEntry) map[prepKey]*chargePrep {
+	workers := min(runtime.GOMAXPROCS(0), len(page))
+	parts := make([]map[prepKey]*chargePrep, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			out := make(map[prepKey]*chargePrep)
+			_ = s.core.store.View(ctx, func(tx store.Tx) error {
+				for i := w; i < len(page); i += workers {
+					if e := page[i]; e.Kind == dueSubscription {
+						co := &Service{core: s.core, company: e.Company}
+						(&txn{svc: co, tx: tx, company: e.Company, now: now}).prepareSubscription(e.ID, out)
+					}
+				}
+				return nil
+			})
+			parts[w] = out
+		})
+	}
+	wg.Wait()
+	all := parts[0]
+	for _, m := range parts[1:] {
+		maps.Copy(all, m)
+	}
+	return all
+}
+
+// prepareSubscription prepares the charges of the started periods of the subscription id
+// into out.
+func (t *txn) prepareSubscription(id string, out map[prepKey]*chargePrep) {
+	r, err := t.subscriptionByID(id)
+	if err != nil || r.Status != SubscriptionActive || r.NextChargeDate == nil {
+		return
+	}
+	for k := r.Periods; ; k++ {
+		start := r.periodStart(k)
+		if start.After(t.now) {
+			return
+		}
+		p := r.periodCharge(start)
+		p.ids = t.svc.core.ids.chargeIDs(t.now)
+		if pr := t.prepareCharge(p); pr != nil {
+			out[prepKey{t.company, p.CorrelationID}] = pr
+		}
+	}
+}
+
+// preparedCharge is p's prepared charge if the company it was built from is the company
+// as the transaction reads it.
+func (t *txn) preparedCharge(p CreateChargeParams) (Charge, bool) {
+	pr := p.prep
+	if pr == nil || !pr.now.Equal(t.now) || pr.ids != p.ids || !reflect.DeepEqual(p.bare(), pr.params) {
+		return Charge{}, false
+	}
+	r, err := t.tx.Get(collCompanies, systemSpace, t.company)
+	if err != nil || !bytes.Equal(r.Data, pr.company) {
+		return Charge{}, false
+	}
+	return pr.charge, true
+}
+
+// of returns pr if its encoding is of the charge c as it is to be stored, else nil.
+// createCharge asks only when c is pr's charge (preparedCharge) with the customer
+// prepareCharge gave it (p.customer), so c equals pr.stored by construction; the deep
+// comparison is the guard that keeps a mistake in that reasoning from storing a wrong
+// record. Presented at the same time (preparedCharge checks it), c is then what the
+// payload shows.
+func (pr *chargePrep) of(c Charge) *chargePrep {
+	if pr == nil || pr.data == nil || !reflect.DeepEqual(c, pr.stored) {
+		return nil
+	}
+	return pr
+}
+
+// insertCharge stores a new charge c, with pr's encoding if pr is not nil (see of).
+func (t *txn) insertCharge(c Charge, pr *chargePrep) error {
+	if pr == nil {
+		return t.insert(collCharges, c.ID, "charge", c, c.keys(), c.indexes())
+	}
+	r := store.Record{ID: c.ID, Data: pr.data, Keys: c.keys(), Indexes: c.indexes()}
+	return storeErr(t.tx.Insert(collCharges, t.company, r), "charge")
+}
+
+// emitChargePrepared is emitCharge with pr's payload, if pr is not nil (see insertCharge)
+// and the company and account are as they were prepared.
+func (t *txn) emitChargePrepared(name string, c Charge, pr *chargePrep) error {
+	if pr == nil || pr.payload == nil {
+		return t.emitCharge(name, c)
+	}
+	co, acct, err := t.eventOwner()
+	if err != nil {
+		return err
+	}
+	ref := co.eventRef()
+	if *ref != pr.owner || *acct != pr.account {
+		return t.emit(name, chargeEvent{Charge: c, Company: ref, Account: acct})
+	}
+	return t.emitJSON(name, pr.payload)
+}

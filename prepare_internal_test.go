@@ -1,0 +1,97 @@
+package payments
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/matryer/is"
+
+	"github.com/pixfoundry/payments/store/memory"
+	"github.com/pixfoundry/payments/store/storetest"
+)
+
+// A charge prepared before its transaction, when the company or the account changed in
+// between, is built and reported as the transaction finds them: the prepared work is only
+// used for what it was made from.
+func TestCreateCharge_StalePreparation(t *testing.T) {
+	is := is.New(t)
+	ctx := context.Background()
+	for _, st := range []struct {
+		name string
+		new  func() *Service
+	}{
+		{"memory", func() *Service { s, err := New(memory.New(), Options{}); is.NoErr(err); return s }},
+		{"rerun", func() *Service { s, err := New(storetest.Rerun(memory.New()), Options{}); is.NoErr(err); return s }},
+	} {
+		t.Run(st.name, func(t *testing.T) {
+			is := is.New(t)
+			svc := st.new()
+			now := svc.now()
+			p := CreateChargeParams{CorrelationID: "stale", Value: 1990}
+			p.ids = svc.core.ids.chargeIDs(now)
+			p.prep = svc.prepareCharge(ctx, now, p)
+			is.True(p.prep != nil && p.prep.payload != nil) // prepared in full
+
+			name := "Outra Loja"
+			_, err := svc.UpdateCompany(ctx, CompanyUpdate{Name: &name, MerchantName: &name})
+			is.NoErr(err)
+			_, err = svc.ReceivePix(ctx, ReceivePixParams{EndToEndID: "E99999999202611221200STALE0001", Value: 5000})
+			is.NoErr(err)
+
+			var c Charge
+			err = svc.updateAt(ctx, now, func(t *txn) error {
+				var err error
+				c, err = t.createCharge(p)
+				return err
+			})
+			is.NoErr(err)
+			is.True(strings.Contains(c.BRCode, "Outra Loja")) // the BR Code of the company as it is now
+			is.Equal(c.ID, p.ids.id)                          // the ids drawn before
+
+			got, err := svc.GetCharge(ctx, "stale")
+			is.NoErr(err)
+			is.Equal(got.BRCode, c.BRCode) // stored as returned
+
+			evs, err := svc.Events(ctx, 0, 100)
+			is.NoErr(err)
+			last := evs[len(evs)-1]
+			is.Equal(last.Name, "OPENPIX:CHARGE_CREATED")
+			var payload struct {
+				Charge  Charge       `json:"charge"`
+				Company eventCompany `json:"company"`
+				Account Account      `json:"account"`
+			}
+			is.NoErr(json.Unmarshal(last.Data, &payload))
+			is.Equal(payload.Company.Name, "Outra Loja") // the company now
+			is.True(payload.Account.Balance.Total > 0)   // the balance after the Pix
+			is.Equal(payload.Charge.BRCode, c.BRCode)    // the charge as created
+			is.Equal(payload.Charge.PaymentLinkID, p.ids.paymentLinkID)
+		})
+	}
+}
+
+// A prepared charge is used as prepared only at its time and for its parameters.
+func TestCreateCharge_PreparationForOtherParams(t *testing.T) {
+	is := is.New(t)
+	ctx := context.Background()
+	svc, err := New(memory.New(), Options{})
+	is.NoErr(err)
+	now := svc.now()
+	p := CreateChargeParams{CorrelationID: "a", Value: 1990}
+	p.ids = svc.core.ids.chargeIDs(now)
+	p.prep = svc.prepareCharge(ctx, now, p)
+	other := p
+	other.Value = 2500 // the preparation was for 1990
+	var c Charge
+	err = svc.updateAt(ctx, now, func(t *txn) error {
+		c, err = t.createCharge(other)
+		return err
+	})
+	is.NoErr(err)
+	is.Equal(c.Value, int64(2500))
+	got, err := svc.GetCharge(ctx, "a")
+	is.NoErr(err)
+	is.Equal(got.Value, int64(2500)) // stored as asked
+}
