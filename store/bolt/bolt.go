@@ -44,13 +44,36 @@ type Store struct {
 	writer *writer
 }
 
+// Options configure OpenWith. The zero value is Open's behaviour.
+type Options struct {
+	// OnCommit, if set, is called by the group-commit writer after each commit that
+	// succeeded (metrics: batch sizes, commit latency). It runs before the committed calls
+	// return, on the one writer goroutine, so it must be quick and must not call the store.
+	OnCommit func(CommitInfo)
+}
+
+// CommitInfo describes one group commit.
+type CommitInfo struct {
+	Calls    int           // Update calls the commit carried
+	Duration time.Duration // from the start of the bbolt transaction to its commit on disk
+}
+
 // Open opens (creating if needed) the bbolt file at path. A file another process has open
 // (bbolt locks it) is an error saying so, after DefaultTimeout.
 func Open(path string) (*Store, error) {
 	return open(path, DefaultTimeout)
 }
 
+// OpenWith is Open with options.
+func OpenWith(path string, opts Options) (*Store, error) {
+	return openWith(path, DefaultTimeout, opts)
+}
+
 func open(path string, timeout time.Duration) (*Store, error) {
+	return openWith(path, timeout, Options{})
+}
+
+func openWith(path string, timeout time.Duration, opts Options) (*Store, error) {
 	db, err := bbolt.Open(path, 0o600, &bbolt.Options{Timeout: timeout, FreelistType: bbolt.FreelistMapType})
 	if errors.Is(err, bberrors.ErrTimeout) {
 		return nil, fmt.Errorf("bolt store: %s is in use by another process (waited %v for its lock): stop that process or use another file", path, timeout)
@@ -70,7 +93,7 @@ func open(path string, timeout time.Duration) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("bolt store: init %s: %w", path, err)
 	}
-	return &Store{db: db, writer: newWriter(db)}, nil
+	return &Store{db: db, writer: newWriter(db, opts.OnCommit)}, nil
 }
 
 // Path is the file the store was opened on.
