@@ -1,0 +1,285 @@
+package payments
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"fmt"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Scale benchmarks: reads at 10k charges and, on demand, at 1M, on bolt. The target
+// is that no figure at 1M is more than 2× its figure at 10k: get and list cost grows with
+// the page, not with the data.
+//
+//	go test -run '^$' -bench Scale -count 5 .                                  # 10k
+//	PAYMENTS_SCALE=10000,1000000 go test -run '^$' -bench Scale -count 5 -timeout 60m .
+//
+// PAYMENTS_SCALE lists the sizes (charges), default 10000. Each size is seeded once into a
+// bbolt file under os.TempDir, named by the size and a hash of the code that writes it (see
+// sourceHash: a change there seeds afresh, otherwise runs reuse it): seeding 1M charges
+// takes minutes, reading them microseconds. Every sub-benchmark reports the file's size
+// (file-MB) and the process's resident memory after its run (rss-MB, from /proc).
+//
+// The data: n charges created 1 ms apart, through the charge's own transaction function
+// (scaleSeedBatch per Update instead of one each, which is what makes seeding fast); every
+// fourth expires after 15 minutes and is recorded EXPIRED by ExpireCharges, the rest stay
+// ACTIVE, so the status filter selects three quarters.
+func BenchmarkScale(b *testing.B) {
+	sizes, err := scaleSizes(os.Getenv("PAYMENTS_SCALE"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, n := range sizes {
+		b.Run("charges="+strconv.Itoa(n), func(b *testing.B) { benchScale(b, n) })
+	}
+}
+
+// scaleStart is when the first seeded charge is created.
+var scaleStart = time.Date(2026, 1, 5, 9, 0, 0, 0, time.UTC)
+
+const (
+	scaleSeedBatch = 2000 // charges per seeding transaction
+	scaleSample    = 1024 // charges the get benchmarks pick from
+	scaleDeepSkip  = 5000 // the deep page's skip: half the 10k set, the same at every size
+	scalePage      = 100  // the list page size (DefaultLimit)
+	scaleRange     = 1000 // charges in the date range of the range benchmark
+)
+
+func scaleSizes(s string) ([]int, error) {
+	if s == "" {
+		return []int{10_000}, nil
+	}
+	var out []int
+	for f := range strings.SplitSeq(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 2*scaleDeepSkip {
+			return nil, fmt.Errorf("PAYMENTS_SCALE: %q is not a number of charges of at least %d", f, 2*scaleDeepSkip)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+func benchScale(b *testing.B, n int) {
+	ctx := context.Background()
+	path, err := scaleFile(ctx, n)
+	if err != nil {
+		b.Fatal(err)
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	// The clock stands after the last charge, past the short charges' expiry.
+	clock := NewManualClock(scaleNow(n))
+	svc, err := Open(path, Options{Clock: clock})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer svc.Close()
+
+	rng := rand.New(rand.NewPCG(1, uint64(n)))
+	var corrs, ids []string
+	for range scaleSample {
+		corr := fmt.Sprintf("scale-%d", rng.IntN(n))
+		c, err := svc.GetCharge(ctx, corr)
+		if err != nil {
+			b.Fatal(err)
+		}
+		corrs = append(corrs, corr)
+		ids = append(ids, base64.StdEncoding.EncodeToString([]byte("Charge:"+c.ID)))
+	}
+	// The range: scaleRange charges' worth of time from the middle of the set.
+	mid := scaleStart.Add(time.Duration(n/2) * time.Millisecond)
+	rangeFilter := ChargeFilter{Start: mid, End: mid.Add(scaleRange*time.Millisecond - time.Nanosecond)}
+
+	report := func(b *testing.B) {
+		b.ReportMetric(float64(fi.Size())/(1<<20), "file-MB")
+		b.ReportMetric(rssMB(), "rss-MB")
+	}
+	get := func(keys []string) func(b *testing.B) {
+		return func(b *testing.B) {
+			b.ReportAllocs()
+			for i := 0; b.Loop(); i++ {
+				if _, err := svc.GetCharge(ctx, keys[i%len(keys)]); err != nil {
+					b.Fatal(err)
+				}
+			}
+			report(b)
+		}
+	}
+	list := func(f ChargeFilter, want int) func(b *testing.B) {
+		return func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				cs, page, err := svc.ListCharges(ctx, f)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if len(cs) != want {
+					b.Fatalf("got %d charges of %d, want %d", len(cs), page.TotalCount, want)
+				}
+			}
+			report(b)
+		}
+	}
+	active := ChargeFilter{Status: ChargeActive}
+	deep := active
+	deep.Skip = scaleDeepSkip
+	count := active
+	count.Limit = 1
+	rangeFilter.Limit = scalePage
+	b.Run("GetByID", get(ids))
+	b.Run("GetByCorrelationID", get(corrs))
+	b.Run("ListActiveFirstPage", list(active, scalePage))
+	b.Run("ListActiveDeepPage", list(deep, scalePage))
+	b.Run("ListDateRange", list(rangeFilter, scalePage))
+	b.Run("CountActive", func(b *testing.B) {
+		want := n - (n+3)/4
+		b.ReportAllocs()
+		for b.Loop() {
+			_, page, err := svc.ListCharges(ctx, count)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if page.TotalCount != want {
+				b.Fatalf("counted %d ACTIVE charges, want %d", page.TotalCount, want)
+			}
+		}
+		report(b)
+	})
+}
+
+func scaleNow(n int) time.Time {
+	return scaleStart.Add(time.Duration(n)*time.Millisecond + time.Hour)
+}
+
+// scaleFile returns the seeded file for n charges, seeding it on first use.
+func scaleFile(ctx context.Context, n int) (string, error) {
+	version, err := sourceHash()
+	if err != nil {
+		return "", err
+	}
+	prefix := fmt.Sprintf("payments-scale-%d-", n)
+	path := filepath.Join(os.TempDir(), prefix+version+".db")
+	if _, err := os.Stat(path); err == nil {
+		return path, nil
+	}
+	// Files of an older build: gone, they are large.
+	old, _ := filepath.Glob(filepath.Join(os.TempDir(), prefix+"*.db"))
+	for _, f := range old {
+		os.Remove(f)
+	}
+	tmp := path + ".seeding"
+	os.Remove(tmp)
+	if err := seedScale(ctx, tmp, n); err != nil {
+		os.Remove(tmp)
+		return "", err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return "", err
+	}
+	debug.FreeOSMemory() // seeding's garbage is not the reader's resident memory
+	return path, nil
+}
+
+// seedScale creates n charges in the file at path (see BenchmarkScale).
+func seedScale(ctx context.Context, path string, n int) error {
+	clock := NewManualClock(scaleStart)
+	svc, err := Open(path, Options{Clock: clock})
+	if err != nil {
+		return err
+	}
+	defer svc.Close()
+	for lo := 0; lo < n; lo += scaleSeedBatch {
+		hi := min(n, lo+scaleSeedBatch)
+		err := svc.update(ctx, func(t *txn) error {
+			for i := lo; i < hi; i++ {
+				t.now = scaleStart.Add(time.Duration(i) * time.Millisecond)
+				p := CreateChargeParams{CorrelationID: fmt.Sprintf("scale-%d", i), Value: int64(1000 + i%500), Comment: "Pedido", ExpiresIn: MaxChargeExpiresIn}
+				if i%4 == 0 {
+					p.ExpiresIn = MinChargeExpiresIn
+				}
+				if _, err := t.createCharge(p); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return fmt.Errorf("seeding charges %d to %d: %w", lo, hi, err)
+		}
+	}
+	clock.Set(scaleNow(n))
+	expired, err := svc.ExpireCharges(ctx)
+	if err != nil {
+		return err
+	}
+	if want := (n + 3) / 4; expired != want {
+		return fmt.Errorf("seeding expired %d charges, want %d", expired, want)
+	}
+	return nil
+}
+
+// sourceHash names the code that makes a seeded file: the module's non-test Go sources
+// outside the adapters and examples (the domain, the stores, brcode). Seeded files are
+// reused only by the same code, across runs and builds.
+func sourceHash() (string, error) {
+	h := sha256.New()
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			switch d.Name() {
+			case "httpadapter", "examples", "compat", "bench", "testdata":
+				return filepath.SkipDir
+			}
+			if strings.HasPrefix(d.Name(), ".") && path != "." {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(h, "%s %d\n", path, len(b))
+		h.Write(b)
+		return nil
+	})
+	if err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16], nil
+}
+
+// rssMB is the process's resident memory (VmRSS) in MiB, or 0 where /proc has no such line.
+func rssMB() float64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for line := range strings.SplitSeq(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			kb, err := strconv.Atoi(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")))
+			if err == nil {
+				return float64(kb) / 1024
+			}
+		}
+	}
+	return 0
+}
