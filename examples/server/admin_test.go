@@ -5,7 +5,9 @@ import (
 	"errors"
 	"io"
 	"io/fs"
+	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -16,6 +18,8 @@ import (
 
 	"github.com/pixfoundry/payments"
 	"github.com/pixfoundry/payments/store/bolt"
+	"github.com/pixfoundry/payments/store/memory"
+	"github.com/pixfoundry/payments/store/storetest"
 )
 
 func TestCLI_BadAdminAddr(t *testing.T) {
@@ -149,4 +153,17 @@ func TestRun_AdminOff(t *testing.T) {
 	is.NoErr(err)
 	res.Body.Close()
 	is.Equal(res.StatusCode, 404) // and the API port does not serve it
+}
+
+// A store without online backup answers /backup 500 saying so, before any byte of a file.
+func TestAdmin_BackupUnsupported(t *testing.T) {
+	is := is.New(t)
+	svc, err := payments.New(storetest.Rerun(memory.New()), payments.Options{})
+	is.NoErr(err)
+	h := adminHandler(svc, newMetrics(), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest("GET", "/backup", nil))
+	is.Equal(rec.Code, http.StatusInternalServerError)                   // no snapshot
+	is.True(strings.Contains(rec.Body.String(), "has no online backup")) // and why
+	is.Equal(rec.Header().Get("Content-Disposition"), "")                // not offered as a file
 }
