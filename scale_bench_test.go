@@ -28,7 +28,8 @@ import (
 // bbolt file under os.TempDir, named by the size and a hash of the code that writes it (see
 // sourceHash: a change there seeds afresh, otherwise runs reuse it): seeding 1M charges
 // takes minutes, reading them microseconds. Every sub-benchmark reports the file's size
-// (file-MB) and the process's resident memory after its run (rss-MB, from /proc).
+// (file-MB) and the process's resident memory after its run (rss-MB, from /proc: every
+// size's file is mapped, so it covers the pages read so far of all of them).
 //
 // The data: n charges created 1 ms apart, through the charge's own transaction function
 // (scaleSeedBatch per Update instead of one each, which is what makes seeding fast); every
@@ -39,8 +40,120 @@ func BenchmarkScale(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	for _, n := range sizes {
-		b.Run("charges="+strconv.Itoa(n), func(b *testing.B) { benchScale(b, n) })
+	// Every size is open at once and each read runs at every size back to back
+	// (BenchmarkScale/GetByID/charges=10000, then .../charges=1000000): on a shared, noisy
+	// machine the figures compared are taken as close together as they can be.
+	sets := make([]*scaleSet, len(sizes))
+	for i, n := range sizes {
+		if sets[i], err = openScaleSet(n); err != nil {
+			b.Fatal(err)
+		}
+		defer sets[i].svc.Close()
+	}
+	for _, op := range scaleOps {
+		b.Run(op.name, func(b *testing.B) {
+			for _, set := range sets {
+				b.Run("charges="+strconv.Itoa(set.n), func(b *testing.B) {
+					b.ReportAllocs()
+					run := op.run(set)
+					for i := 0; b.Loop(); i++ {
+						if err := run(i); err != nil {
+							b.Fatal(err)
+						}
+					}
+					b.ReportMetric(float64(set.fileSize)/(1<<20), "file-MB")
+					b.ReportMetric(rssMB(), "rss-MB")
+				})
+			}
+		})
+	}
+}
+
+// scaleSet is one seeded size, open, with what the benchmarks pick from.
+type scaleSet struct {
+	n           int
+	svc         *Service
+	fileSize    int64
+	corrs, ids  []string     // a random sample: correlationIDs and globalIDs
+	rangeFilter ChargeFilter // scaleRange charges' worth of time from the middle
+}
+
+func openScaleSet(n int) (*scaleSet, error) {
+	ctx := context.Background()
+	path, err := scaleFile(ctx, n)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	// The clock stands after the last charge, past the short charges' expiry.
+	svc, err := Open(path, Options{Clock: NewManualClock(scaleNow(n))})
+	if err != nil {
+		return nil, err
+	}
+	set := &scaleSet{n: n, svc: svc, fileSize: fi.Size()}
+	rng := rand.New(rand.NewPCG(1, uint64(n)))
+	for range scaleSample {
+		corr := fmt.Sprintf("scale-%d", rng.IntN(n))
+		c, err := svc.GetCharge(ctx, corr)
+		if err != nil {
+			svc.Close()
+			return nil, err
+		}
+		set.corrs = append(set.corrs, corr)
+		set.ids = append(set.ids, base64.StdEncoding.EncodeToString([]byte("Charge:"+c.ID)))
+	}
+	mid := scaleStart.Add(time.Duration(n/2) * time.Millisecond)
+	set.rangeFilter = ChargeFilter{Start: mid, End: mid.Add(scaleRange*time.Millisecond - time.Nanosecond), ListParams: ListParams{Limit: scalePage}}
+	return set, nil
+}
+
+// scaleOps are the reads measured; run(set) returns one iteration's work.
+var scaleOps = []struct {
+	name string
+	run  func(set *scaleSet) func(i int) error
+}{
+	{"GetByID", func(set *scaleSet) func(int) error {
+		return func(i int) error {
+			_, err := set.svc.GetCharge(context.Background(), set.ids[i%len(set.ids)])
+			return err
+		}
+	}},
+	{"GetByCorrelationID", func(set *scaleSet) func(int) error {
+		return func(i int) error {
+			_, err := set.svc.GetCharge(context.Background(), set.corrs[i%len(set.corrs)])
+			return err
+		}
+	}},
+	{"ListActiveFirstPage", func(set *scaleSet) func(int) error {
+		return listScale(set, ChargeFilter{Status: ChargeActive}, scalePage, -1)
+	}},
+	{"ListActiveDeepPage", func(set *scaleSet) func(int) error {
+		return listScale(set, ChargeFilter{Status: ChargeActive, ListParams: ListParams{Skip: scaleDeepSkip}}, scalePage, -1)
+	}},
+	{"ListDateRange", func(set *scaleSet) func(int) error {
+		return listScale(set, set.rangeFilter, scalePage, scaleRange)
+	}},
+	{"CountActive", func(set *scaleSet) func(int) error {
+		return listScale(set, ChargeFilter{Status: ChargeActive, ListParams: ListParams{Limit: 1}}, 1, set.n-(set.n+3)/4)
+	}},
+}
+
+// listScale lists f and checks the page's length and, unless total is -1, the count.
+func listScale(set *scaleSet, f ChargeFilter, want, total int) func(int) error {
+	return func(int) error {
+		cs, page, err := set.svc.ListCharges(context.Background(), f)
+		switch {
+		case err != nil:
+			return err
+		case len(cs) != want:
+			return fmt.Errorf("got %d charges of %d, want %d", len(cs), page.TotalCount, want)
+		case total >= 0 && page.TotalCount != total:
+			return fmt.Errorf("counted %d charges, want %d", page.TotalCount, total)
+		}
+		return nil
 	}
 }
 
@@ -68,96 +181,6 @@ func scaleSizes(s string) ([]int, error) {
 		out = append(out, n)
 	}
 	return out, nil
-}
-
-func benchScale(b *testing.B, n int) {
-	ctx := context.Background()
-	path, err := scaleFile(ctx, n)
-	if err != nil {
-		b.Fatal(err)
-	}
-	fi, err := os.Stat(path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	// The clock stands after the last charge, past the short charges' expiry.
-	clock := NewManualClock(scaleNow(n))
-	svc, err := Open(path, Options{Clock: clock})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer svc.Close()
-
-	rng := rand.New(rand.NewPCG(1, uint64(n)))
-	var corrs, ids []string
-	for range scaleSample {
-		corr := fmt.Sprintf("scale-%d", rng.IntN(n))
-		c, err := svc.GetCharge(ctx, corr)
-		if err != nil {
-			b.Fatal(err)
-		}
-		corrs = append(corrs, corr)
-		ids = append(ids, base64.StdEncoding.EncodeToString([]byte("Charge:"+c.ID)))
-	}
-	// The range: scaleRange charges' worth of time from the middle of the set.
-	mid := scaleStart.Add(time.Duration(n/2) * time.Millisecond)
-	rangeFilter := ChargeFilter{Start: mid, End: mid.Add(scaleRange*time.Millisecond - time.Nanosecond)}
-
-	report := func(b *testing.B) {
-		b.ReportMetric(float64(fi.Size())/(1<<20), "file-MB")
-		b.ReportMetric(rssMB(), "rss-MB")
-	}
-	get := func(keys []string) func(b *testing.B) {
-		return func(b *testing.B) {
-			b.ReportAllocs()
-			for i := 0; b.Loop(); i++ {
-				if _, err := svc.GetCharge(ctx, keys[i%len(keys)]); err != nil {
-					b.Fatal(err)
-				}
-			}
-			report(b)
-		}
-	}
-	list := func(f ChargeFilter, want int) func(b *testing.B) {
-		return func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				cs, page, err := svc.ListCharges(ctx, f)
-				if err != nil {
-					b.Fatal(err)
-				}
-				if len(cs) != want {
-					b.Fatalf("got %d charges of %d, want %d", len(cs), page.TotalCount, want)
-				}
-			}
-			report(b)
-		}
-	}
-	active := ChargeFilter{Status: ChargeActive}
-	deep := active
-	deep.Skip = scaleDeepSkip
-	count := active
-	count.Limit = 1
-	rangeFilter.Limit = scalePage
-	b.Run("GetByID", get(ids))
-	b.Run("GetByCorrelationID", get(corrs))
-	b.Run("ListActiveFirstPage", list(active, scalePage))
-	b.Run("ListActiveDeepPage", list(deep, scalePage))
-	b.Run("ListDateRange", list(rangeFilter, scalePage))
-	b.Run("CountActive", func(b *testing.B) {
-		want := n - (n+3)/4
-		b.ReportAllocs()
-		for b.Loop() {
-			_, page, err := svc.ListCharges(ctx, count)
-			if err != nil {
-				b.Fatal(err)
-			}
-			if page.TotalCount != want {
-				b.Fatalf("counted %d ACTIVE charges, want %d", page.TotalCount, want)
-			}
-		}
-		report(b)
-	})
 }
 
 func scaleNow(n int) time.Time {
