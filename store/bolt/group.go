@@ -39,12 +39,13 @@ type result struct {
 }
 
 type writer struct {
-	db       *bbolt.DB
+	db    *bbolt.DB
+	calls chan *call
+	quit  chan struct{}
+	wg    sync.WaitGroup
+	once  sync.Once
+
 	onCommit func(CommitInfo) // Options.OnCommit; nil when not observed
-	calls    chan *call
-	quit     chan struct{}
-	wg       sync.WaitGroup
-	once     sync.Once
 }
 
 func newWriter(db *bbolt.DB, onCommit func(CommitInfo)) *writer {
