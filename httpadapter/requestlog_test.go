@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -105,14 +107,21 @@ func TestRequestLog_Off(t *testing.T) {
 	is.Equal(rec.Header().Get(httpadapter.RequestIDHeader), "") // off by default
 }
 
-// BenchmarkRequestLog is the middleware's cost on a cheap route, against none.
+// BenchmarkRequestLog is the middleware's cost on a cheap route: off, logging to
+// io.Discard (the middleware and slog's formatting), and to a file (plus a write each).
 func BenchmarkRequestLog(b *testing.B) {
-	for _, on := range []bool{false, true} {
-		name := "off"
+	for _, name := range []string{"off", "discard", "file"} {
 		opts := httpadapter.Options{}
-		if on {
-			name = "on"
+		switch name {
+		case "discard":
 			opts.RequestLog = slog.New(slog.NewTextHandler(io.Discard, nil))
+		case "file":
+			f, err := os.Create(filepath.Join(b.TempDir(), "requests.log"))
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer f.Close()
+			opts.RequestLog = slog.New(slog.NewTextHandler(f, nil))
 		}
 		b.Run(name, func(b *testing.B) {
 			s := newServer(b, opts)
