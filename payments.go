@@ -56,6 +56,10 @@ type Options struct {
 	// WebhookConcurrency is how many webhooks a delivery pass serves at once; default
 	// DefaultWebhookConcurrency.
 	WebhookConcurrency int
+	// OnWebhookAttempt, if set, is called with each delivery attempt once it is recorded
+	// (metrics: outcomes "delivered", "retry", "gave_up", "disabled"). It runs on the
+	// delivering goroutine and must be quick.
+	OnWebhookAttempt func(WebhookAttempt)
 }
 
 // Service is the whole platform for one company: every method reads and writes only that

@@ -32,6 +32,7 @@ type webhookCore struct {
 	attempts    int
 	timeout     time.Duration
 	concurrency int
+	onAttempt   func(WebhookAttempt) // Options.OnWebhookAttempt
 
 	mu      sync.Mutex
 	busy    map[string]bool // webhooks a pass of this process is delivering to
@@ -41,7 +42,8 @@ type webhookCore struct {
 
 func newWebhookCore(opts Options) *webhookCore {
 	w := &webhookCore{sender: opts.WebhookSender, attempts: opts.WebhookAttempts, timeout: opts.WebhookTimeout,
-		concurrency: opts.WebhookConcurrency, busy: map[string]bool{}, wakeups: make(chan struct{}, 1), mailer: opts.Mailer}
+		concurrency: opts.WebhookConcurrency, busy: map[string]bool{}, wakeups: make(chan struct{}, 1), mailer: opts.Mailer,
+		onAttempt: opts.OnWebhookAttempt}
 	if w.mailer == nil {
 		w.mailer = &MemoryMailer{Logger: opts.Logger}
 	}
@@ -260,8 +262,9 @@ func (s *Service) claimWebhookEvent(ctx context.Context, id string) (webhookReco
 // failure is empty when the receiver took it (a 2xx, or the Mailer accepted the e-mail).
 func (s *Service) recordWebhookAttempt(ctx context.Context, id string, ev Event, res WebhookResponse, failure string, took time.Duration) (bool, error) {
 	var delivered bool
+	var recorded *WebhookAttempt
 	err := s.update(ctx, func(t *txn) error {
-		delivered = false
+		delivered, recorded = false, nil
 		var rec webhookRecord
 		if ok, err := found(t.get(collWebhooks, id, "webhook", &rec)); err != nil || !ok {
 			return err // deleted meanwhile
@@ -288,6 +291,7 @@ func (s *Service) recordWebhookAttempt(ctx context.Context, id string, ev Event,
 		if err := t.insertAttempt(a); err != nil {
 			return err
 		}
+		recorded = &a
 		switch a.Outcome {
 		case "delivered", "gave_up":
 			sent := WebhookSent{Event: ev.Name, Status: WebhookSentSuccess, Time: t.now, IsRetry: a.Attempt > 1}
@@ -306,6 +310,9 @@ func (s *Service) recordWebhookAttempt(ctx context.Context, id string, ev Event,
 		}
 		return t.queueWebhook(&rec, t.now)
 	})
+	if err == nil && recorded != nil && s.core.webhooks.onAttempt != nil {
+		s.core.webhooks.onAttempt(*recorded)
+	}
 	return delivered, err
 }
 

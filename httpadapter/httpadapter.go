@@ -63,6 +63,13 @@ type Options struct {
 	// links records carry (paymentLinkUrl, qrCodeImage) are made from it, by the Links New
 	// installs in the Service. Empty makes them paths ("/pay/<paymentLinkID>").
 	BaseURL string
+	// RequestLog, if set, gets one line per request at Info (request_id, method, route,
+	// status, duration), and each request is answered with its id in X-Request-Id (see
+	// requestlog.go); nil logs no requests and sets no id.
+	RequestLog *slog.Logger
+	// OnRequest, if set, is called after each request with its method, route, status and
+	// duration (metrics by route); it runs on the request's goroutine and must be quick.
+	OnRequest func(RequestInfo)
 }
 
 // Advancer is a clock that moves forward on request, never back: *payments.OffsetClock.
@@ -110,6 +117,9 @@ func newHandler(svc *payments.Service, opts Options, extra func(*http.ServeMux))
 	h = limitBody(opts.MaxBodyBytes, h)
 	h = limitHeaders(opts.MaxHeaderBytes, h)
 	h = recoverPanics(opts.Logger, h)
+	if opts.RequestLog != nil || opts.OnRequest != nil {
+		h = requestLog(opts.RequestLog, opts.OnRequest, h)
+	}
 	return h
 }
 

@@ -41,6 +41,12 @@
 // default company has applications but none active, the server says so on stdout and
 // that -new-app makes one.
 //
+// Each API request is logged as one line (request_id, method, route, status, duration;
+// -request-log=false turns it off) and answered with its id in X-Request-Id. With
+// -admin-addr (off by default; loopback only unless -admin-allow-remote) an operator
+// listener serves /metrics (Prometheus), /debug/pprof/ and GET /backup, a consistent copy
+// of the database taken while the server runs; see admin.go.
+//
 // The server stops cleanly on SIGINT or SIGTERM: it finishes the requests in flight (for
 // up to shutdownTimeout), stops the tick loop and the webhook worker (a delivery cut off is
 // not recorded, so it goes again after the restart) and closes the database.
@@ -70,6 +76,7 @@ import (
 	"github.com/pixfoundry/payments"
 	"github.com/pixfoundry/payments/brcode"
 	"github.com/pixfoundry/payments/httpadapter"
+	"github.com/pixfoundry/payments/store/bolt"
 )
 
 // Server timeouts.
@@ -139,6 +146,8 @@ type config struct {
 	pixKey, merchantName, merchantCity string
 	sandbox, newApp                    bool
 	tick, webhookTimeout               time.Duration
+	adminAddr                          string // operator listener (admin.go); "" is off
+	adminAllowRemote, requestLog       bool
 }
 
 // parseFlags parses and checks the command line, before anything is opened or written.
@@ -162,6 +171,9 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.BoolVar(&c.newApp, "new-app", false, "create a new application and print its App ID")
 	fs.DurationVar(&c.tick, "tick", defaultTick, "how often to expire charges and re-send or settle outgoing orders (0 turns it off)")
 	fs.DurationVar(&c.webhookTimeout, "webhook-timeout", payments.DefaultWebhookTimeout, "how long one webhook delivery may take")
+	fs.StringVar(&c.adminAddr, "admin-addr", "", "operator listener for /metrics, /debug/pprof/ and /backup, e.g. 127.0.0.1:9090 (default off; loopback only)")
+	fs.BoolVar(&c.adminAllowRemote, "admin-allow-remote", false, "let -admin-addr be a non-loopback address (it has no authentication)")
+	fs.BoolVar(&c.requestLog, "request-log", true, "log one line per API request (request id, method, route, status, duration)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return c, err
@@ -225,6 +237,9 @@ func (c config) check() error {
 	if c.tick < 0 {
 		return badFlag("-tick must not be negative, got %v (0 turns the periodic work off)", c.tick)
 	}
+	if c.adminAddr != "" {
+		return checkAdminAddr(c.adminAddr, c.adminAllowRemote)
+	}
 	return nil
 }
 
@@ -275,14 +290,35 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 		c := payments.NewOffsetClock(payments.SystemClock{})
 		clock, advancer = c, c
 	}
-	svc, err := payments.Open(cfg.db, payments.Options{
+	// The operator listener, if asked for: its metrics observe the store, the Service and
+	// the handler, so they exist before those are made.
+	adminLn, err := listenAdmin(cfg.adminAddr)
+	if err != nil {
+		return err
+	}
+	var m *metrics
+	if adminLn != nil {
+		defer adminLn.Close()
+		m = newMetrics()
+	}
+	st, err := bolt.OpenWith(cfg.db, bolt.Options{OnCommit: m.onCommit()})
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err := st.Close(); err != nil {
+			log.Error("closing the database", "err", err)
+		}
+	}()
+	svc, err := payments.New(st, payments.Options{
 		Clock:  clock,
 		Logger: log,
 		Vendor: cfg.vendor,
 		// Webhooks are POSTed over HTTP; the sandbox may deliver to receivers on this
 		// machine or its network, production only to public addresses.
-		WebhookSender:  httpadapter.NewWebhookSender(httpadapter.WebhookSenderOptions{AllowPrivate: cfg.sandbox}),
-		WebhookTimeout: cfg.webhookTimeout,
+		WebhookSender:    httpadapter.NewWebhookSender(httpadapter.WebhookSenderOptions{AllowPrivate: cfg.sandbox}),
+		WebhookTimeout:   cfg.webhookTimeout,
+		OnWebhookAttempt: m.onWebhookAttempt(),
 		DefaultCompany: payments.CompanyParams{
 			Name: cfg.merchantName, PixKey: cfg.pixKey, MerchantName: cfg.merchantName, MerchantCity: cfg.merchantCity,
 		},
@@ -290,11 +326,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 	if err != nil {
 		return err
 	}
-	defer func() {
-		if err := svc.Close(); err != nil {
-			log.Error("closing the database", "err", err)
-		}
-	}()
 
 	if err := applyIdentity(ctx, svc, cfg); err != nil {
 		return err
@@ -305,8 +336,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 
 	// The handler first: httpadapter.New installs the links records carry (paymentLinkUrl,
 	// qrCodeImage, from baseURL), which the tick loop's events carry too.
+	var requestLog *slog.Logger
+	if cfg.requestLog {
+		requestLog = log
+	}
 	handler := httpadapter.New(svc, httpadapter.Options{
 		Sandbox: cfg.sandbox, Clock: advancer, Logger: log, BaseURL: baseURL,
+		RequestLog: requestLog, OnRequest: m.onRequest(),
 	})
 
 	// The tick loop stops, and is waited for, before the database closes (defers run last
@@ -342,6 +378,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 		log.Info("sandbox routes are on: do not expose this server to real payers (-sandbox=false turns them off)")
 	}
 	log.Info("listening", "addr", ln.Addr().String(), "db", cfg.db, "base_url", baseURL, "tick", cfg.tick)
+
+	if adminLn != nil {
+		stopAdmin := startAdmin(adminLn, adminHandler(svc, m, log), log)
+		defer stopAdmin() // before the database closes
+		log.Info("operator listener", "addr", adminLn.Addr().String(), "paths", "/metrics /debug/pprof/ /backup")
+	}
 
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()

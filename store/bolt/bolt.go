@@ -44,6 +44,12 @@ type Store struct {
 	writer *writer
 }
 
+// CommitInfo describes one group commit.
+type CommitInfo struct {
+	Calls    int           // Update calls the commit carried
+	Duration time.Duration // from the start of the bbolt transaction to its commit on disk
+}
+
 // Open opens (creating if needed) the bbolt file at path. A file another process has open
 // (bbolt locks it) is an error saying so, after DefaultTimeout.
 func Open(path string) (*Store, error) {
@@ -51,7 +57,7 @@ func Open(path string) (*Store, error) {
 }
 
 // Options change how a Store commits. The zero value is the default: group commit, each
-// commit synced to disk. The other settings exist to measure against (bench_test.go).
+// commit synced to disk. NoSync and Unbatched exist to measure against (bench_test.go).
 type Options struct {
 	// NoSync skips fsync on commit: a crash may lose or corrupt recent commits. Only for
 	// benchmarks (the ceiling of what the disk does not bound) and throwaway data.
@@ -59,6 +65,11 @@ type Options struct {
 	// Unbatched commits every Update alone, in the caller's goroutine, as plain bbolt
 	// Update does: the baseline group commit is measured against.
 	Unbatched bool
+	// OnCommit, if set, is called by the group-commit writer after each commit that
+	// succeeded (metrics: batch sizes, commit latency). It runs before the committed calls
+	// return, on the one writer goroutine, so it must be quick and must not call the store.
+	// Unbatched stores do not call it.
+	OnCommit func(CommitInfo)
 }
 
 // OpenWith is Open with options.
@@ -91,7 +102,7 @@ func open(path string, timeout time.Duration, o Options) (*Store, error) {
 	}
 	st := &Store{db: db}
 	if !o.Unbatched {
-		st.writer = newWriter(db)
+		st.writer = newWriter(db, o.OnCommit)
 	}
 	return st, nil
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	bbolt "go.etcd.io/bbolt"
 
@@ -43,10 +44,12 @@ type writer struct {
 	quit  chan struct{}
 	wg    sync.WaitGroup
 	once  sync.Once
+
+	onCommit func(CommitInfo) // Options.OnCommit; nil when not observed
 }
 
-func newWriter(db *bbolt.DB) *writer {
-	w := &writer{db: db, calls: make(chan *call), quit: make(chan struct{})}
+func newWriter(db *bbolt.DB, onCommit func(CommitInfo)) *writer {
+	w := &writer{db: db, onCommit: onCommit, calls: make(chan *call), quit: make(chan struct{})}
 	w.wg.Add(1)
 	go w.loop()
 	return w
@@ -101,6 +104,7 @@ func (w *writer) run(batch []*call) {
 	for len(batch) > 0 {
 		failed := -1
 		var res result
+		start := time.Now()
 		err := w.db.Update(func(btx *bbolt.Tx) error {
 			tx := wrap(btx)
 			for i, c := range batch {
@@ -126,6 +130,9 @@ func (w *writer) run(batch []*call) {
 			}
 			return
 		default:
+			if w.onCommit != nil {
+				w.onCommit(CommitInfo{Calls: len(batch), Duration: time.Since(start)})
+			}
 			for _, c := range batch {
 				c.done <- result{}
 			}
