@@ -61,6 +61,12 @@ type Options struct {
 	// WebhookConcurrency is how many webhooks a delivery pass serves at once; default
 	// DefaultWebhookConcurrency.
 	WebhookConcurrency int
+	// WebhookLease is how long a process that claimed a webhook's next event keeps the
+	// other processes sharing the store from delivering to that webhook; if it dies
+	// mid-delivery, another delivers once the lease has run out (see RunWebhooks). Default:
+	// WebhookTimeout plus a margin on a store several processes share (one with a method
+	// Shared() bool answering true, as store/postgres), none on a store one process owns.
+	WebhookLease time.Duration
 }
 
 // Service is the whole platform for one company: every method reads and writes only that
@@ -108,7 +114,7 @@ func Open(path string, opts Options) (*Service, error) {
 func New(st store.Store, opts Options) (*Service, error) {
 	c := &core{store: st, clock: opts.Clock, ids: newIDSource(opts.IDs), log: opts.Logger, vendor: opts.Vendor,
 		publicURL: strings.TrimRight(opts.PublicURL, "/"), qr: qrpng.New(0), rail: opts.Rail,
-		webhooks: newWebhookCore(opts)}
+		webhooks: newWebhookCore(st, opts)}
 	if c.clock == nil {
 		c.clock = SystemClock{}
 	}

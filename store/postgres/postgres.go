@@ -374,3 +374,7 @@ func shard(id string) int32 {
 }
 
 const countShards = 16
+
+// Shared reports that several processes may use the store at once: the payments Service
+// then leases webhook deliveries (Options.WebhookLease).
+func (s *Store) Shared() bool { return true }
