@@ -248,9 +248,7 @@ func (s *Store) Update(ctx context.Context, fn func(store.Tx) error) error {
 		if t.conn == nil {
 			return nil // fn did nothing in the database
 		}
-		_, err := t.conn.Exec(ctx, "COMMIT")
-		t.open = false
-		return err
+		return t.commit()
 	})
 	if err != nil {
 		return err
@@ -321,11 +319,55 @@ func (t *tx) begin(company string) error {
 	if t.writable {
 		mode = "BEGIN ISOLATION LEVEL SERIALIZABLE"
 	}
-	if _, err := conn.Exec(ctx, mode); err != nil {
-		return t.fail(err)
-	}
+	b := &pgx.Batch{}
+	b.Queue(mode) // sent with the first statement, in its round trip
+	t.pending = b.QueuedQueries
 	t.open = true
 	return nil
+}
+
+// exec sends the statements still pending (BEGIN, writes) and then b's, in one round
+// trip, and returns the results of b's. An error of a pending statement fails the
+// transaction. The caller closes the results.
+func (t *tx) exec(b *pgx.Batch) (pgx.BatchResults, error) {
+	n := len(t.pending)
+	if n > 0 {
+		b.QueuedQueries = append(t.pending, b.QueuedQueries...)
+		t.pending = nil
+	}
+	res := t.conn.SendBatch(t.ctx, b)
+	for range n {
+		if _, err := res.Exec(); err != nil {
+			res.Close()
+			return nil, t.fail(err)
+		}
+	}
+	return res, nil
+}
+
+// commit sends the pending writes, COMMIT and the release of the gate in one round trip.
+func (t *tx) commit() error {
+	b := &pgx.Batch{}
+	b.Queue("COMMIT")
+	if t.locked {
+		b.Queue("SELECT pg_advisory_unlock($1)", t.lockKey)
+	}
+	res, err := t.exec(b)
+	if err != nil {
+		return err // end rolls back and releases the gate
+	}
+	defer res.Close()
+	if _, err := res.Exec(); err != nil {
+		return t.fail(err)
+	}
+	t.open = false
+	if t.locked {
+		if _, err := res.Exec(); err != nil {
+			return t.fail(err) // committed; end releases the gate by closing the connection
+		}
+		t.locked = false
+	}
+	return res.Close()
 }
 
 // fail records a database error: the transaction is over, and every later call fails.

@@ -24,6 +24,7 @@ type tx struct {
 	writable bool
 
 	conn    *pgxpool.Conn
+	pending []*pgx.QueuedQuery // statements sent with the next round trip
 	open    bool
 	ended   bool
 	dbErr   error
@@ -41,14 +42,33 @@ func (t *tx) Get(collection, company, id string) (store.Record, error) {
 		return store.Record{}, err
 	}
 	var meta, data []byte
-	err := t.conn.QueryRow(t.ctx, selectRecord, collection, []byte(company), []byte(id)).Scan(&meta, &data)
+	b := &pgx.Batch{}
+	b.Queue(selectRecord, collection, []byte(company), []byte(id))
+	err := t.queryRow(b, &meta, &data)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return store.Record{}, store.ErrNotFound
 	}
 	if err != nil {
-		return store.Record{}, t.fail(err)
+		return store.Record{}, err
 	}
 	return decodeRecord(id, meta, data)
+}
+
+// queryRow runs the one query of b, after the pending statements, and scans its row.
+func (t *tx) queryRow(b *pgx.Batch, dest ...any) error {
+	res, err := t.exec(b)
+	if err != nil {
+		return err
+	}
+	defer res.Close()
+	err = res.QueryRow().Scan(dest...)
+	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		return t.fail(err)
+	}
+	if cerr := res.Close(); cerr != nil {
+		return t.fail(cerr)
+	}
+	return err
 }
 
 func (t *tx) GetByKey(collection, company, key string) (store.Record, error) {
@@ -56,14 +76,16 @@ func (t *tx) GetByKey(collection, company, key string) (store.Record, error) {
 		return store.Record{}, err
 	}
 	var id, meta, data []byte
-	err := t.conn.QueryRow(t.ctx, `SELECT r.id, r.meta, r.data FROM payments_keys k
+	b := &pgx.Batch{}
+	b.Queue(`SELECT r.id, r.meta, r.data FROM payments_keys k
 		JOIN payments_records r ON r.collection = k.collection AND r.company = k.company AND r.id = k.id
-		WHERE k.collection = $1 AND k.company = $2 AND k.key = $3`, collection, []byte(company), []byte(key)).Scan(&id, &meta, &data)
+		WHERE k.collection = $1 AND k.company = $2 AND k.key = $3`, collection, []byte(company), []byte(key))
+	err := t.queryRow(b, &id, &meta, &data)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return store.Record{}, store.ErrNotFound
 	}
 	if err != nil {
-		return store.Record{}, t.fail(err)
+		return store.Record{}, err
 	}
 	return decodeRecord(string(id), meta, data)
 }
@@ -76,7 +98,10 @@ func (t *tx) current(collection, company, id string, keys []string) (old store.R
 	for _, k := range keys {
 		b.Queue(`SELECT id FROM payments_keys WHERE collection = $1 AND company = $2 AND key = $3`, collection, []byte(company), []byte(k))
 	}
-	res := t.conn.SendBatch(t.ctx, b)
+	res, err := t.exec(b)
+	if err != nil {
+		return old, false, "", err
+	}
 	defer res.Close()
 	var meta, data []byte
 	switch err := res.QueryRow().Scan(&meta, &data); {
@@ -240,11 +265,11 @@ func (t *tx) queueCounts(b *pgx.Batch, collection, company, id string, deltas ma
 	}
 }
 
-// send runs the queued writes in one round trip.
+// send keeps the queued writes to go with the next round trip (the next statement, or
+// the commit): a write that the database refuses then fails the transaction, which is
+// retried, as it would have been had the write been sent at once.
 func (t *tx) send(b *pgx.Batch) error {
-	if err := t.conn.SendBatch(t.ctx, b).Close(); err != nil {
-		return t.fail(err)
-	}
+	t.pending = append(t.pending, b.QueuedQueries...)
 	return nil
 }
 
@@ -280,7 +305,10 @@ func (t *tx) List(collection, company string, q store.Query) (store.Page, error)
 	} else {
 		b.Queue(`SELECT count(*) FROM payments_index i WHERE `+where, args...)
 	}
-	res := t.conn.SendBatch(t.ctx, b)
+	res, err := t.exec(b)
+	if err != nil {
+		return store.Page{}, err
+	}
 	defer res.Close()
 	var page store.Page
 	if q.Limit > 0 {
@@ -326,10 +354,11 @@ func (t *tx) Next(collection, company, counter string) (uint64, error) {
 		return 0, err
 	}
 	var n int64
-	err := t.conn.QueryRow(t.ctx, `INSERT INTO payments_counters (collection, company, name, value) VALUES ($1, $2, $3, 1)
+	b := &pgx.Batch{}
+	b.Queue(`INSERT INTO payments_counters (collection, company, name, value) VALUES ($1, $2, $3, 1)
 		ON CONFLICT (collection, company, name) DO UPDATE SET value = payments_counters.value + 1 RETURNING value`,
-		collection, []byte(company), []byte(counter)).Scan(&n)
-	if err != nil {
+		collection, []byte(company), []byte(counter))
+	if err := t.queryRow(b, &n); err != nil {
 		return 0, t.fail(err)
 	}
 	return uint64(n), nil
