@@ -51,7 +51,7 @@ func TestConformanceNoGate(t *testing.T) {
 // run once and every store works.
 func TestOpenConcurrently(t *testing.T) {
 	is := is.New(t)
-	url := pgtest.URL(t)
+	url := pgtest.FreshURL(t) // an empty database: every Open races to migrate it
 	const n = 4
 	stores := make([]*postgres.Store, n)
 	errs := make([]error, n)
