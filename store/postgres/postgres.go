@@ -42,16 +42,20 @@
 // the same row; a Put that leaves a record in the same indexes does not touch them.
 //
 // Measured (BenchmarkCreateChargeDurable, BenchmarkCreateChargeCompanies in the payments
-// package; PostgreSQL 15 on the same 2-core machine as the bolt figures, shared with other
-// builds at load average 15 to 22, so single runs varied up to 3x; medians of 5): durable
-// CreateCharge in one company at 16 callers, 82 a second with the gate and no reruns;
-// without it 70 a second with 4.6 reruns per call, and at 64 callers 97 against 40 (6.6
-// reruns per call). Sixteen callers over sixteen companies: 69 a second with the gate, 39
-// without, still with 3.8 reruns per call (all companies share the system space's due
-// queue, written by every CreateCharge). bolt, with group commit, did 763 (16 callers) and
-// 1396 (64) in one company: one company on PostgreSQL is bounded by one commit per call
-// (an fsync, and 13 round trips for a CreateCharge), which no choice of rows inside the
-// store removes while the outbox is ordered by commit.
+// package; PostgreSQL 15 on the same 2-core machine as bolt, shared with other builds;
+// medians of 5 runs at load average 2 to 6, where runs of one benchmark stayed within about
+// 30% of each other, twice that between two benchmarks of the same case): durable
+// CreateCharge in one company, with the gate, 356 a second from 1 caller, 406 from 16 and
+// 420 from 64, no reruns; without it 437, 156 and 69, with 3.1 and 5.4 reruns per call at
+// 16 and 64 callers. Sixteen callers over sixteen companies: 263 a second with the gate,
+// 174 without, still with 2.0 reruns per call (all companies share the system space's due
+// queue, which every CreateCharge writes). Two stores (two server processes) on one
+// database, with the gate: 262, 212 and 236 a second. bolt, with group commit, did 1184,
+// 3990 and 4067. An earlier run at load average 15 to 22 (single runs varying up to 3x)
+// ranked them the same. One company on PostgreSQL is bounded by one commit per call (an
+// fsync, and 13 round trips for a CreateCharge), which no choice of rows inside the store
+// removes while the outbox is ordered by commit; on this machine the sixteen companies did
+// not go faster than one either, so the bound met was CPU, not the gate.
 //
 // # Schema
 //
