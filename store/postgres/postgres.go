@@ -54,8 +54,9 @@
 // 3990 and 4067. An earlier run at load average 15 to 22 (single runs varying up to 3x)
 // ranked them the same. One company on PostgreSQL is bounded by one commit per call (an
 // fsync, and 13 round trips for a CreateCharge), which no choice of rows inside the store
-// removes while the outbox is ordered by commit; on this machine the sixteen companies did
-// not go faster than one either, so the bound met was CPU, not the gate.
+// removes while the outbox is ordered by commit. Here sixteen companies went hardly faster
+// than one (263 against 247 a second in the same benchmark), which points at the machine's
+// two cores rather than the gate as the bound reached; not profiled further.
 //
 // # Schema
 //
