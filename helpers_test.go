@@ -10,6 +10,8 @@ import (
 	"github.com/pixfoundry/payments/store"
 	"github.com/pixfoundry/payments/store/bolt"
 	"github.com/pixfoundry/payments/store/memory"
+	"github.com/pixfoundry/payments/store/postgres"
+	"github.com/pixfoundry/payments/store/postgres/pgtest"
 	"github.com/pixfoundry/payments/store/storetest"
 )
 
@@ -41,6 +43,15 @@ var stores = []struct {
 	// rerun rolls back and re-runs every Update (see storetest.RerunStore): a Service
 	// whose transaction functions keep state from one run to the next fails here.
 	{"rerun", func(t testing.TB) store.Store { return storetest.Rerun(memory.New()) }},
+	// postgres runs when PAYMENTS_POSTGRES_URL names a server (.ci/run sets it), each
+	// test in a schema of its own; skipped otherwise.
+	{"postgres", func(t testing.TB) store.Store {
+		s, err := postgres.Open(context.Background(), pgtest.URL(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}},
 }
 
 // eachStore runs fn once per store driver, each on a fresh Service.

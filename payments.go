@@ -60,6 +60,12 @@ type Options struct {
 	// (metrics: outcomes "delivered", "retry", "gave_up", "disabled"). It runs on the
 	// delivering goroutine and must be quick.
 	OnWebhookAttempt func(WebhookAttempt)
+	// WebhookLease is how long a process that claimed a webhook's next event keeps the
+	// other processes sharing the store from delivering to that webhook; if it dies
+	// mid-delivery, another delivers once the lease has run out (see RunWebhooks). Default:
+	// WebhookTimeout plus a margin on a store several processes share (one with a method
+	// Shared() bool answering true, as store/postgres), none on a store one process owns.
+	WebhookLease time.Duration
 }
 
 // Service is the whole platform for one company: every method reads and writes only that
@@ -110,7 +116,7 @@ func Open(path string, opts Options) (*Service, error) {
 func New(st store.Store, opts Options) (*Service, error) {
 	c := &core{store: st, clock: opts.Clock, ids: newIDSource(opts.IDs), log: opts.Logger, vendor: opts.Vendor,
 		qr: qrpng.New(0), rail: opts.Rail,
-		webhooks: newWebhookCore(opts), auth: newAuthCache(authCacheSize, authCacheTTL)}
+		webhooks: newWebhookCore(st, opts), auth: newAuthCache(authCacheSize, authCacheTTL)}
 	if c.clock == nil {
 		c.clock = SystemClock{}
 	}

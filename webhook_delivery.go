@@ -33,6 +33,7 @@ type webhookCore struct {
 	timeout     time.Duration
 	concurrency int
 	onAttempt   func(WebhookAttempt) // Options.OnWebhookAttempt
+	lease       time.Duration        // 0: one process owns the store, no leases
 
 	mu      sync.Mutex
 	busy    map[string]bool // webhooks a pass of this process is delivering to
@@ -40,7 +41,7 @@ type webhookCore struct {
 	wakeups chan struct{}
 }
 
-func newWebhookCore(opts Options) *webhookCore {
+func newWebhookCore(st store.Store, opts Options) *webhookCore {
 	w := &webhookCore{sender: opts.WebhookSender, attempts: opts.WebhookAttempts, timeout: opts.WebhookTimeout,
 		concurrency: opts.WebhookConcurrency, busy: map[string]bool{}, wakeups: make(chan struct{}, 1), mailer: opts.Mailer,
 		onAttempt: opts.OnWebhookAttempt}
@@ -56,8 +57,16 @@ func newWebhookCore(opts Options) *webhookCore {
 	if w.concurrency <= 0 {
 		w.concurrency = DefaultWebhookConcurrency
 	}
+	w.lease = opts.WebhookLease
+	if sh, ok := st.(interface{ Shared() bool }); w.lease <= 0 && ok && sh.Shared() {
+		w.lease = w.timeout + webhookLeaseMargin
+	}
 	return w
 }
+
+// webhookLeaseMargin is added to the delivery timeout to make the default lease: the time
+// a claim and the record of its outcome may take besides the attempt itself.
+const webhookLeaseMargin = 30 * time.Second
 
 func (w *webhookCore) wake() {
 	select {
@@ -76,6 +85,13 @@ func (s *Service) WebhookWakeups() <-chan struct{} { return s.core.webhooks.wake
 // bounded by Options.WebhookTimeout, so a slow receiver holds back only its own webhook.
 // RunDue calls it; it does nothing without a WebhookSender. It returns the first store
 // error; receivers' failures are recorded as attempts, not returned.
+//
+// Several processes may run it on one shared store (Options.WebhookLease): a process
+// claims a webhook's next event in a transaction that stores a lease on the webhook and
+// moves its queue entry to the lease's end, so the other processes neither list it nor
+// claim it until the outcome is recorded (which ends the lease) or the lease runs out.
+// A process that dies mid-delivery leaves the lease to run out, and then another process
+// delivers the event: at least once, and normally once.
 func (s *Service) RunWebhooks(ctx context.Context) error {
 	wc := s.core.webhooks
 	to := sortTime(s.now()) + "~"
@@ -210,6 +226,7 @@ func (s *Service) claimWebhookEvent(ctx context.Context, id string) (webhookReco
 	var rec webhookRecord
 	var ev Event
 	var ok bool
+	lease := s.core.webhooks.lease
 	err := s.update(ctx, func(t *txn) error {
 		rec, ev, ok = webhookRecord{}, Event{}, false
 		err := t.get(collWebhooks, id, "webhook", &rec)
@@ -222,8 +239,8 @@ func (s *Service) claimWebhookEvent(ctx context.Context, id string) (webhookReco
 		if !rec.IsActive {
 			return t.unqueueWebhook(&rec)
 		}
-		if rec.Queued && rec.NextAt.After(t.now) {
-			return nil // a retry later on
+		if rec.Queued && rec.NextAt.After(t.now) || rec.LeasedUntil.After(t.now) {
+			return nil // a retry later on, or another process is delivering
 		}
 		p, err := t.tx.List(collEvents, t.company, store.Query{Index: indexAll, From: seqID(rec.Cursor + 1), Limit: webhookScan})
 		if err != nil {
@@ -242,6 +259,9 @@ func (s *Service) claimWebhookEvent(ctx context.Context, id string) (webhookReco
 			rec.Cursor = e.Seq
 		}
 		switch {
+		case ok && lease > 0:
+			rec.LeasedUntil = t.now.Add(lease)
+			return t.queueWebhook(&rec, rec.LeasedUntil) // out of the other processes' sight
 		case ok && rec.Cursor == start:
 			return nil
 		case ok || len(p.Records) == webhookScan:
@@ -250,7 +270,7 @@ func (s *Service) claimWebhookEvent(ctx context.Context, id string) (webhookReco
 			return t.unqueueWebhook(&rec) // nothing left: emit queues it again
 		}
 	})
-	if err == nil && !ok && rec.Queued && rec.IsActive && !rec.NextAt.After(s.now()) {
+	if err == nil && !ok && rec.Queued && rec.IsActive && !rec.NextAt.After(s.now()) && !rec.LeasedUntil.After(s.now()) {
 		// passed over a full scan of other events: look again
 		return s.claimWebhookEvent(ctx, id)
 	}
@@ -272,6 +292,7 @@ func (s *Service) recordWebhookAttempt(ctx context.Context, id string, ev Event,
 		if rec.Cursor >= ev.Seq {
 			return nil // another pass recorded it
 		}
+		rec.LeasedUntil = time.Time{} // the outcome ends this process's lease
 		a := WebhookAttempt{WebhookID: id, Seq: ev.Seq, Event: ev.Name, Attempt: rec.Failures + 1, Time: t.now, Status: res.Status, Duration: took, Error: failure}
 		switch {
 		case a.Error == "":

@@ -102,6 +102,9 @@ type webhookRecord struct {
 	Failures int       `json:"failures"` // failed attempts of the event after Cursor
 	Queued   bool      `json:"queued"`   // it has a queue entry
 	NextAt   time.Time `json:"nextAt"`   // when that entry is due
+	// LeasedUntil is set while a process delivers the event after Cursor: until then no
+	// other process claims the webhook (see RunWebhooks).
+	LeasedUntil time.Time `json:"leasedUntil,omitzero"`
 }
 
 // WebhookAttempt is one delivery attempt, kept for the audit trail.

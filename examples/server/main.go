@@ -3,6 +3,9 @@
 //
 //	go run ./examples/server -db payments.db -pix-key pix@example.com -merchant-name "Loja Exemplo"
 //
+// -db may instead be a PostgreSQL URL (postgres://user@host:5432/database): then any
+// number of server processes may serve the same database at once (see store/postgres).
+//
 // On the first start with a new database it creates an application for the default
 // company and prints its App ID once, as one line on stdout:
 //
@@ -76,7 +79,6 @@ import (
 	"github.com/pixfoundry/payments"
 	"github.com/pixfoundry/payments/brcode"
 	"github.com/pixfoundry/payments/httpadapter"
-	"github.com/pixfoundry/payments/store/bolt"
 )
 
 // Server timeouts.
@@ -157,11 +159,11 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs := flag.NewFlagSet("server", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: server [flags]\n\nServes the OpenPix-compatible HTTP API over a bbolt file.\n\nFlags:\n")
+		fmt.Fprintf(fs.Output(), "Usage: server [flags]\n\nServes the OpenPix-compatible HTTP API over a bbolt file or a PostgreSQL database.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	fs.StringVar(&c.addr, "addr", "127.0.0.1:8080", "address to listen on")
-	fs.StringVar(&c.db, "db", "payments.db", "bbolt database file (created if missing)")
+	fs.StringVar(&c.db, "db", "payments.db", "bbolt database file (created if missing), or a PostgreSQL URL postgres://user@host:port/database shared by several servers")
 	fs.StringVar(&c.baseURL, "base-url", "", "public base URL used in returned links (default http://<listen address>)")
 	fs.StringVar(&c.vendor, "vendor", payments.DefaultVendor, "vendor name in event names and the legacy /api/<vendor>/v1 prefix")
 	fs.StringVar(&c.pixKey, "pix-key", "", "the default company's Pix key (default: a random key on first start, then unchanged)")
@@ -207,7 +209,11 @@ func (c config) check() error {
 	if c.db == "" {
 		return badFlag("-db must name a database file")
 	}
-	if fi, err := os.Stat(c.db); err == nil && fi.IsDir() {
+	if isPostgres(c.db) {
+		if err := checkPostgresURL(c.db); err != nil {
+			return badFlag("-db %q %v", c.db, err)
+		}
+	} else if fi, err := os.Stat(c.db); err == nil && fi.IsDir() {
 		return badFlag("-db %q is a directory; name a file in it, e.g. %s", c.db, filepath.Join(c.db, "payments.db"))
 	}
 	if c.baseURL != "" {
@@ -301,16 +307,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 		defer adminLn.Close()
 		m = newMetrics()
 	}
-	st, err := bolt.OpenWith(cfg.db, bolt.Options{OnCommit: m.onCommit()})
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err := st.Close(); err != nil {
-			log.Error("closing the database", "err", err)
-		}
-	}()
-	svc, err := payments.New(st, payments.Options{
+	svc, closeDB, err := openService(ctx, cfg.db, m.onCommit(), payments.Options{
 		Clock:  clock,
 		Logger: log,
 		Vendor: cfg.vendor,
@@ -326,6 +323,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 	if err != nil {
 		return err
 	}
+	defer func() {
+		if err := closeDB(); err != nil {
+			log.Error("closing the database", "err", err)
+		}
+	}()
 
 	if err := applyIdentity(ctx, svc, cfg); err != nil {
 		return err
@@ -377,7 +379,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 	if cfg.sandbox {
 		log.Info("sandbox routes are on: do not expose this server to real payers (-sandbox=false turns them off)")
 	}
-	log.Info("listening", "addr", ln.Addr().String(), "db", cfg.db, "base_url", baseURL, "tick", cfg.tick)
+	log.Info("listening", "addr", ln.Addr().String(), "db", redactDB(cfg.db), "base_url", baseURL, "tick", cfg.tick)
 
 	if adminLn != nil {
 		stopAdmin := startAdmin(adminLn, adminHandler(svc, m, log), log)

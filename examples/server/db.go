@@ -1,0 +1,63 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"net/url"
+	"strings"
+
+	"github.com/pixfoundry/payments"
+	"github.com/pixfoundry/payments/store"
+	"github.com/pixfoundry/payments/store/bolt"
+	"github.com/pixfoundry/payments/store/postgres"
+)
+
+// isPostgres reports whether -db names a PostgreSQL database rather than a bbolt file.
+func isPostgres(db string) bool {
+	return strings.HasPrefix(db, "postgres://") || strings.HasPrefix(db, "postgresql://")
+}
+
+// checkPostgresURL accepts postgres://[user[:password]@]host[:port]/database[?params].
+func checkPostgresURL(db string) error {
+	u, err := url.Parse(db)
+	switch {
+	case err != nil:
+		return errors.New("is not a URL")
+	case u.Host == "":
+		return errors.New("must name a host, e.g. postgres://postgres@127.0.0.1:5432/payments")
+	case strings.Trim(u.Path, "/") == "":
+		return errors.New("must name a database, e.g. postgres://postgres@127.0.0.1:5432/payments")
+	}
+	return nil
+}
+
+// openService opens the Service on -db: a bbolt file, which this process alone may use,
+// or a PostgreSQL database, which any number of server processes may share (webhook
+// deliveries are then leased, see payments.Options.WebhookLease). Closing the Service
+// closes the database. onCommit observes bbolt's group commits (metrics); nil for none.
+func openService(ctx context.Context, db string, onCommit func(bolt.CommitInfo), opts payments.Options) (*payments.Service, func() error, error) {
+	var st store.Store
+	var err error
+	if isPostgres(db) {
+		st, err = postgres.Open(ctx, db)
+	} else {
+		st, err = bolt.OpenWith(db, bolt.Options{OnCommit: onCommit})
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	svc, err := payments.New(st, opts)
+	if err != nil {
+		st.Close()
+		return nil, nil, err
+	}
+	return svc, st.Close, nil
+}
+
+// redactDB is -db for the log: a PostgreSQL URL without its password.
+func redactDB(db string) string {
+	if u, err := url.Parse(db); err == nil && isPostgres(db) {
+		return u.Redacted()
+	}
+	return db
+}

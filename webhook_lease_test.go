@@ -1,0 +1,146 @@
+package payments_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/matryer/is"
+
+	"github.com/pixfoundry/payments"
+	"github.com/pixfoundry/payments/store"
+)
+
+// senderFunc is a WebhookSender made of a function.
+type senderFunc func(ctx context.Context, r payments.WebhookRequest) (payments.WebhookResponse, error)
+
+func (f senderFunc) SendWebhook(ctx context.Context, r payments.WebhookRequest) (payments.WebhookResponse, error) {
+	return f(ctx, r)
+}
+
+// tally counts deliveries by webhook-id, leaving out the test call made on create.
+type tally struct {
+	mu  sync.Mutex
+	ids map[string]int
+}
+
+func (c *tally) add(r payments.WebhookRequest) {
+	if strings.Contains(string(r.Body), "teste_webhook") {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.ids == nil {
+		c.ids = map[string]int{}
+	}
+	c.ids[r.Header.Get("webhook-id")]++
+}
+
+// counts returns the number of distinct events delivered and of deliveries.
+func (c *tally) counts() (distinct, total int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, n := range c.ids {
+		total += n
+	}
+	return len(c.ids), total
+}
+
+// process is one more Service on st, as another server process sharing the database
+// would be: its own delivery machinery, the test's clock.
+func process(t *testing.T, st store.Store, clock payments.Clock, sender payments.WebhookSender) *payments.Service {
+	t.Helper()
+	svc, err := payments.New(st, payments.Options{Clock: clock, WebhookSender: sender, WebhookLease: time.Minute,
+		DefaultCompany: payments.CompanyParams{Name: "Loja Exemplo", PixKey: "pix@loja.example.com", MerchantName: "Loja", MerchantCity: "Sao Paulo"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return svc
+}
+
+// TestService_WebhookLease: a process that claimed a webhook's event keeps the others off
+// it while it delivers; when it dies mid-delivery (nothing recorded), another delivers
+// the event once the lease has run out.
+func TestService_WebhookLease(t *testing.T) {
+	for _, stt := range stores {
+		t.Run(stt.name, func(t *testing.T) {
+			is := is.New(t)
+			st := stt.open(t)
+			t.Cleanup(func() { st.Close() })
+			clock := payments.NewManualClock(t0)
+			entered := make(chan struct{}, 1)
+			dying := process(t, st, clock, senderFunc(func(ctx context.Context, r payments.WebhookRequest) (payments.WebhookResponse, error) {
+				entered <- struct{}{}
+				<-ctx.Done() // hangs until the process "dies"
+				return payments.WebhookResponse{}, ctx.Err()
+			}))
+			var got tally
+			other := process(t, st, clock, senderFunc(func(ctx context.Context, r payments.WebhookRequest) (payments.WebhookResponse, error) {
+				got.add(r)
+				return payments.WebhookResponse{Status: 200}, nil
+			}))
+			createWebhook(t, other, "https://hooks.example.com/in", payments.EventChargeCreated)
+			for i := range 3 {
+				newCharge(t, other, fmt.Sprint("c", i))
+			}
+
+			dctx, die := context.WithCancel(ctx)
+			done := make(chan error)
+			go func() { done <- dying.RunWebhooks(dctx) }()
+			<-entered // the dying process holds the first event
+			is.NoErr(other.RunWebhooks(ctx))
+			n, _ := got.counts()
+			is.Equal(n, 0) // the other process keeps off the leased webhook
+			die()
+			is.NoErr(<-done)
+			is.NoErr(other.RunWebhooks(ctx))
+			n, _ = got.counts()
+			is.Equal(n, 0) // nothing recorded, but the lease still runs
+
+			clock.Advance(time.Minute + time.Second)
+			is.NoErr(other.RunWebhooks(ctx))
+			n, total := got.counts()
+			is.Equal(n, 3)     // the lease ran out: every event delivered, the cut-off one included
+			is.Equal(total, 3) // each once by this process
+		})
+	}
+}
+
+// TestService_WebhookLease_TwoProcesses: two processes delivering one store's events at
+// the same time deliver each event once (with no lease each would send what it claimed).
+func TestService_WebhookLease_TwoProcesses(t *testing.T) {
+	for _, stt := range stores {
+		t.Run(stt.name, func(t *testing.T) {
+			is := is.New(t)
+			st := stt.open(t)
+			t.Cleanup(func() { st.Close() })
+			clock := payments.NewManualClock(t0)
+			var got tally
+			send := senderFunc(func(ctx context.Context, r payments.WebhookRequest) (payments.WebhookResponse, error) {
+				got.add(r)
+				return payments.WebhookResponse{Status: 200}, nil
+			})
+			a, b := process(t, st, clock, send), process(t, st, clock, send)
+			createWebhook(t, a, "https://hooks.example.com/a", payments.EventChargeCreated)
+			createWebhook(t, b, "https://hooks.example.com/b", payments.EventChargeCreated)
+			const charges = 10
+			for i := range charges {
+				newCharge(t, a, fmt.Sprint("c", i))
+			}
+			var wg sync.WaitGroup
+			for _, svc := range []*payments.Service{a, b, a, b} {
+				wg.Add(1)
+				go func() { defer wg.Done(); is.NoErr(svc.RunWebhooks(ctx)) }()
+			}
+			wg.Wait()
+			is.NoErr(a.RunWebhooks(ctx))
+			is.NoErr(b.RunWebhooks(ctx))
+			n, total := got.counts()
+			is.Equal(n, 2*charges)     // every event to both webhooks
+			is.Equal(total, 2*charges) // none twice
+		})
+	}
+}
