@@ -1,0 +1,752 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/pixfoundry/payments"
+)
+
+// The crash harness (TestCrash_Harness) runs the server binary on one bbolt file through
+// many cycles of: concurrent money movements from several clients, SIGKILL after a random
+// number of acknowledged operations, and checks. Set the cycle count with
+// PAYMENTS_CRASH_CYCLES (default crashCyclesDefault, so that go test stays fast) and the
+// seed with PAYMENTS_CRASH_SEED (default: the time; the test logs it, and a failure
+// reproduces with it, up to the scheduling of the concurrent clients).
+//
+// What it checks, after each kill:
+//   - the ledger audits clean (Service.Audit on the file, opened in the test);
+//   - every operation a client saw answered 2xx is there, in at least the state the answer
+//     said (a charge paid, a payment approved);
+//   - then, after the clients retried every request the kill left unanswered (same body,
+//     same correlationID) and the truth of each was read back: each correlationID is one
+//     record (the list counts equal the known sets), each paid charge has one transaction
+//     (one endToEndId), and the accounts' available balances equal what the known
+//     operations add up to: a retried operation took effect once.
+//
+// At the end it settles every outgoing order (the sandbox clock passes their lease), checks
+// every committed change has its events, and lets the server deliver: every event a
+// webhook subscribes to reaches the receiver at least once.
+const (
+	crashCyclesDefault = 3
+	crashClients       = 4
+	crashMaxAcks       = 40 // a kill comes after 1 to crashMaxAcks acknowledged operations
+	caixaKey           = "caixa@crash.example.com"
+	paymentKey         = "ana@example.com"
+)
+
+// tri is what the client knows of an operation: not done, done, or unknown (the kill cut
+// the request off, or it was refused for a reason a retry must clear up).
+type tri int8
+
+const (
+	no tri = iota
+	yes
+	unknown
+)
+
+// Operations the clients make, by correlationID.
+type (
+	crashCharge struct {
+		value         int64
+		created, paid tri
+		refunded      bool // a refund was asked for it
+	}
+	crashRefund struct {
+		charge string
+		value  int64
+		done   tri
+	}
+	crashPayment struct {
+		value             int64
+		created, approved tri
+	}
+	crashTransfer struct {
+		value int64
+		done  tri
+	}
+)
+
+// crashRun is the harness's state: the server process and what the clients know.
+type crashRun struct {
+	t       *testing.T
+	bin, db string
+	base    string
+	appID   string
+	proc    *exec.Cmd
+
+	mu        sync.Mutex
+	charges   map[string]*crashCharge
+	refunds   map[string]*crashRefund
+	payments  map[string]*crashPayment
+	transfers map[string]*crashTransfer
+	acked     []string // "<kind> <correlationID>" acknowledged since the last check
+	acks      atomic.Int64
+
+	defaultKey string
+	webhooks   map[string]string // event name -> webhook id
+	rcv        *crashReceiver
+}
+
+func TestCrash_Harness(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and kills a server process")
+	}
+	cycles := envInt(t, "PAYMENTS_CRASH_CYCLES", crashCyclesDefault)
+	seed := uint64(envInt(t, "PAYMENTS_CRASH_SEED", int(time.Now().UnixNano()%1e9)))
+	t.Logf("crash harness: %d cycles, PAYMENTS_CRASH_SEED=%d", cycles, seed)
+	start := time.Now()
+
+	bin, db := buildServer(t)
+	h := &crashRun{t: t, bin: bin, db: db, charges: map[string]*crashCharge{}, refunds: map[string]*crashRefund{},
+		payments: map[string]*crashPayment{}, transfers: map[string]*crashTransfer{}, rcv: newCrashReceiver(t)}
+	h.base, h.appID, h.proc = startProcess(t, bin, db, true)
+	h.setUp()
+	rng := rand.New(rand.NewPCG(seed, 0))
+	for cycle := range cycles {
+		h.load(cycle, seed, 1+rng.IntN(crashMaxAcks))
+		h.audit(fmt.Sprintf("after kill %d", cycle+1))
+		h.base, _, h.proc = startProcess(t, bin, db, false)
+		h.checkAcked()
+		h.resolve()
+		h.checkBalances()
+		if t.Failed() {
+			t.Fatalf("cycle %d failed (PAYMENTS_CRASH_SEED=%d)", cycle+1, seed)
+		}
+	}
+	h.settle()
+	h.checkDelivered()
+	t.Logf("crash harness: %d cycles in %v: %d charges, %d refunds, %d payments, %d transfers",
+		cycles, time.Since(start).Round(time.Millisecond), len(h.charges), len(h.refunds), len(h.payments), len(h.transfers))
+}
+
+// envInt reads an integer setting from the environment, def when unset.
+func envInt(t *testing.T, name string, def int) int {
+	v := os.Getenv(name)
+	if v == "" {
+		return def
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 {
+		t.Fatalf("%s=%q: want a non-negative integer", name, v)
+	}
+	return n
+}
+
+// setUp makes the second account transfers go to, and a webhook for every event of the
+// catalogue, to the test's receiver.
+func (h *crashRun) setUp() {
+	t := h.t
+	code, body := h.do("POST", "/api/v1/account", `{"pixKey":"`+caixaKey+`","name":"Caixa"}`)
+	if code != http.StatusOK {
+		t.Fatalf("creating the second account: %d %v", code, body)
+	}
+	for _, a := range h.accounts() {
+		if a.IsDefault {
+			h.defaultKey = a.PixKey
+		}
+	}
+	code, body = h.do("GET", "/api/v1/webhook/events", "")
+	if code != http.StatusOK {
+		t.Fatalf("the event catalogue: %d %v", code, body)
+	}
+	h.webhooks = map[string]string{}
+	for _, e := range body["events"].([]any) {
+		name := e.(map[string]any)["name"].(string)
+		code, body := h.do("POST", "/api/v1/webhook", `{"webhook":{"name":"crash","url":"`+h.rcv.srv.URL+`","event":"`+name+`","isActive":true}}`)
+		if code != http.StatusOK {
+			t.Fatalf("webhook for %s: %d %v", name, code, body)
+		}
+		h.webhooks[name] = body["webhook"].(map[string]any)["id"].(string)
+	}
+}
+
+// do makes a request to the running server and decodes its JSON reply; status 0 when no
+// reply came (the server died under it).
+func (h *crashRun) do(method, path, body string) (int, map[string]any) {
+	return crashDo(h.base, h.appID, method, path, body)
+}
+
+func crashDo(base, appID, method, path, body string) (int, map[string]any) {
+	req, err := http.NewRequest(method, base+path, strings.NewReader(body))
+	if err != nil {
+		return 0, nil
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	req.Header.Set("Authorization", appID)
+	res, err := client.Do(req)
+	if err != nil {
+		return 0, nil
+	}
+	defer res.Body.Close()
+	var out map[string]any
+	if err := json.NewDecoder(res.Body).Decode(&out); err != nil {
+		return 0, nil // cut off mid-reply: no answer
+	}
+	return res.StatusCode, out
+}
+
+// load runs the clients until killAt operations were acknowledged, kills the server with
+// SIGKILL, and waits for the clients to stop.
+func (h *crashRun) load(cycle int, seed uint64, killAt int) {
+	h.acks.Store(0)
+	kill := make(chan struct{})
+	var once sync.Once
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for c := range crashClients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			cl := crashClient{h: h, base: h.base, rng: rand.New(rand.NewPCG(seed, uint64(cycle*crashClients+c+1))),
+				prefix: fmt.Sprintf("%d-%d", cycle, c), onAck: func() {
+					if h.acks.Add(1) == int64(killAt) {
+						once.Do(func() { close(kill) })
+					}
+				}}
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				cl.step(i)
+			}
+		}()
+	}
+	select {
+	case <-kill:
+	case <-time.After(time.Minute):
+		h.t.Fatal("the clients got no acknowledgements for a minute")
+	}
+	if err := h.proc.Process.Signal(syscall.SIGKILL); err != nil {
+		h.t.Fatal(err)
+	}
+	h.proc.Wait()
+	close(stop)
+	wg.Wait()
+}
+
+// crashClient is one client of the load: its own random source and correlationIDs.
+type crashClient struct {
+	h      *crashRun
+	base   string
+	rng    *rand.Rand
+	prefix string
+	onAck  func()
+	paid   []string // its charges paid, not yet refunded
+}
+
+// send makes a request, twice at once now and then (a client retrying before the first
+// answer), and reports whether either answer was a 2xx.
+func (c *crashClient) send(method, path, body string) bool {
+	if c.rng.IntN(5) > 0 {
+		code, _ := crashDo(c.base, c.h.appID, method, path, body)
+		return code/100 == 2
+	}
+	var ok atomic.Bool
+	var wg sync.WaitGroup
+	for range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if code, _ := crashDo(c.base, c.h.appID, method, path, body); code/100 == 2 {
+				ok.Store(true)
+			}
+		}()
+	}
+	wg.Wait()
+	return ok.Load()
+}
+
+// outcome is what an answer tells the client: done, or unknown until checked.
+func outcome(ok bool) tri {
+	if ok {
+		return yes
+	}
+	return unknown
+}
+
+// record sets what the client knows under the lock, noting an acknowledgement.
+func (c *crashClient) record(ok bool, kind, corr string, set func()) {
+	h := c.h
+	h.mu.Lock()
+	set()
+	if ok {
+		h.acked = append(h.acked, kind+" "+corr)
+	}
+	h.mu.Unlock()
+	if ok {
+		c.onAck()
+	}
+}
+
+// step makes one operation: a charge (paid most of the time), a refund of a paid charge,
+// an outgoing payment (created, then approved) or a transfer to the second account.
+func (c *crashClient) step(i int) {
+	h := c.h
+	corr := fmt.Sprintf("%s-%d", c.prefix, i)
+	switch n := c.rng.IntN(10); {
+	case n < 5 || (n < 7 && len(c.paid) == 0):
+		ch := &crashCharge{value: int64(100 + c.rng.IntN(5000)), created: unknown}
+		h.mu.Lock()
+		h.charges["ch-"+corr] = ch
+		h.mu.Unlock()
+		ok := c.send("POST", "/api/v1/charge", chargeBody("ch-"+corr, ch.value))
+		c.record(ok, "charge", "ch-"+corr, func() { ch.created = outcome(ok) })
+		if !ok || c.rng.IntN(10) < 2 {
+			return
+		}
+		c.record(false, "", "", func() { ch.paid = unknown })
+		ok = c.send("GET", "/openpix/testing?transactionID=ch-"+corr, "")
+		c.record(ok, "paid", "ch-"+corr, func() { ch.paid = outcome(ok) })
+		if ok {
+			c.paid = append(c.paid, "ch-"+corr)
+		}
+	case n < 7:
+		charge := c.paid[0]
+		c.paid = c.paid[1:]
+		h.mu.Lock()
+		ch := h.charges[charge]
+		ch.refunded = true
+		rf := &crashRefund{charge: charge, value: max(1, ch.value/2), done: unknown}
+		h.refunds["rf-"+corr] = rf
+		h.mu.Unlock()
+		ok := c.send("POST", "/api/v1/charge/"+charge+"/refund", refundBody("rf-"+corr, rf.value))
+		c.record(ok, "refund", "rf-"+corr, func() { rf.done = outcome(ok) })
+	case n < 9:
+		p := &crashPayment{value: int64(1 + c.rng.IntN(300)), created: unknown}
+		h.mu.Lock()
+		h.payments["pay-"+corr] = p
+		h.mu.Unlock()
+		ok := c.send("POST", "/api/v1/payment", paymentBody("pay-"+corr, p.value))
+		c.record(ok, "payment", "pay-"+corr, func() { p.created = outcome(ok) })
+		if !ok {
+			return
+		}
+		c.record(false, "", "", func() { p.approved = unknown })
+		ok = c.send("POST", "/api/v1/payment/approve", `{"correlationID":"pay-`+corr+`"}`)
+		c.record(ok, "approved", "pay-"+corr, func() { p.approved = outcome(ok) })
+	default:
+		tr := &crashTransfer{value: int64(1 + c.rng.IntN(200)), done: unknown}
+		h.mu.Lock()
+		h.transfers["tr-"+corr] = tr
+		h.mu.Unlock()
+		ok := c.send("POST", "/api/v1/transfer", h.transferBody("tr-"+corr, tr.value))
+		c.record(ok, "transfer", "tr-"+corr, func() { tr.done = outcome(ok) })
+	}
+}
+
+func chargeBody(corr string, value int64) string {
+	return fmt.Sprintf(`{"correlationID":%q,"value":%d}`, corr, value)
+}
+
+func refundBody(corr string, value int64) string {
+	return fmt.Sprintf(`{"correlationID":%q,"value":%d}`, corr, value)
+}
+
+func paymentBody(corr string, value int64) string {
+	return fmt.Sprintf(`{"value":%d,"destinationAlias":%q,"destinationAliasType":"EMAIL","correlationID":%q}`, value, paymentKey, corr)
+}
+
+func (h *crashRun) transferBody(corr string, value int64) string {
+	return fmt.Sprintf(`{"value":%d,"fromPixKey":%q,"toPixKey":%q,"correlationID":%q}`, value, h.defaultKey, caixaKey, corr)
+}
+
+// audit opens the file (the server is down) and checks the ledger.
+func (h *crashRun) audit(when string) {
+	t := h.t
+	svc, err := payments.Open(h.db, payments.Options{})
+	if err != nil {
+		t.Fatalf("%s: opening the file: %v", when, err)
+	}
+	defer svc.Close()
+	rep, err := svc.Audit(context.Background())
+	if err != nil {
+		t.Fatalf("%s: audit: %v", when, err)
+	}
+	if !rep.OK() {
+		t.Errorf("%s: the ledger does not audit clean: %v", when, rep.Problems)
+	}
+}
+
+// checkAcked reads back every operation acknowledged since the last check, before any
+// retry: each is there, in at least the state its answer said.
+func (h *crashRun) checkAcked() {
+	t := h.t
+	for _, a := range h.acked {
+		kind, corr, _ := strings.Cut(a, " ")
+		switch kind {
+		case "charge", "paid":
+			code, body := h.do("GET", "/api/v1/charge/"+corr, "")
+			st := str(body, "charge", "status")
+			if code != http.StatusOK || (kind == "paid" && st != "COMPLETED") || (st != "ACTIVE" && st != "COMPLETED") {
+				t.Errorf("%s %s acknowledged, after the crash: %d %v", kind, corr, code, body)
+			}
+		case "refund":
+			if code, body := h.do("GET", "/api/v1/refund/"+corr, ""); code != http.StatusOK {
+				t.Errorf("refund %s acknowledged, after the crash: %d %v", corr, code, body)
+			}
+		case "payment", "approved":
+			code, body := h.do("GET", "/api/v1/payment/"+corr, "")
+			st := str(body, "payment", "status")
+			if code != http.StatusOK || (kind == "approved" && st != "APPROVED" && st != "CONFIRMED") {
+				t.Errorf("%s %s acknowledged, after the crash: %d %v", kind, corr, code, body)
+			}
+		}
+	}
+	h.acked = nil
+}
+
+// str walks a decoded body to a string ("" when absent).
+func str(v any, path ...string) string {
+	for _, k := range path {
+		m, _ := v.(map[string]any)
+		v = m[k]
+	}
+	s, _ := v.(string)
+	return s
+}
+
+// resolve retries every request the kill left unanswered, as a client would (the same
+// body and correlationID), then reads back what is true.
+func (h *crashRun) resolve() {
+	t := h.t
+	answered := func(code int, what string, body map[string]any) {
+		if code == 0 || code >= 500 {
+			t.Errorf("retrying %s: %d %v", what, code, body)
+		}
+	}
+	for corr, ch := range h.charges {
+		if ch.created == unknown {
+			code, body := h.do("POST", "/api/v1/charge", chargeBody(corr, ch.value))
+			answered(code, "charge "+corr, body)
+		}
+		if ch.created == unknown || ch.paid == unknown {
+			if ch.paid == unknown {
+				code, body := h.do("GET", "/openpix/testing?transactionID="+corr, "")
+				answered(code, "paying "+corr, body)
+			}
+			code, body := h.do("GET", "/api/v1/charge/"+corr, "")
+			ch.created = map[bool]tri{true: yes, false: no}[code == http.StatusOK]
+			ch.paid = map[bool]tri{true: yes, false: no}[str(body, "charge", "status") == "COMPLETED"]
+		}
+	}
+	for corr, rf := range h.refunds {
+		if rf.done == unknown {
+			code, body := h.do("POST", "/api/v1/charge/"+rf.charge+"/refund", refundBody(corr, rf.value))
+			answered(code, "refund "+corr, body)
+			code, _ = h.do("GET", "/api/v1/refund/"+corr, "")
+			rf.done = map[bool]tri{true: yes, false: no}[code == http.StatusOK]
+		}
+	}
+	for corr, p := range h.payments {
+		h.resolvePayment(corr, p, answered)
+	}
+	for corr, tr := range h.transfers {
+		if tr.done == unknown {
+			code, body := h.do("POST", "/api/v1/transfer", h.transferBody(corr, tr.value))
+			answered(code, "transfer "+corr, body)
+			tr.done = map[bool]tri{true: yes, false: no}[code == http.StatusOK]
+		}
+	}
+}
+
+// resolvePayment retries a payment's creation and approval when unanswered, then reads
+// its status.
+func (h *crashRun) resolvePayment(corr string, p *crashPayment, answered func(int, string, map[string]any)) {
+	if p.created != unknown && p.approved != unknown {
+		return
+	}
+	if p.created == unknown {
+		code, body := h.do("POST", "/api/v1/payment", paymentBody(corr, p.value))
+		answered(code, "payment "+corr, body)
+	}
+	code, body := h.do("GET", "/api/v1/payment/"+corr, "")
+	p.created = map[bool]tri{true: yes, false: no}[code == http.StatusOK]
+	if st := str(body, "payment", "status"); p.approved == unknown && st == "CREATED" {
+		acode, abody := h.do("POST", "/api/v1/payment/approve", `{"correlationID":"`+corr+`"}`)
+		answered(acode, "approving "+corr, abody)
+		_, body = h.do("GET", "/api/v1/payment/"+corr, "")
+	}
+	st := str(body, "payment", "status")
+	p.approved = map[bool]tri{true: yes, false: no}[st == "APPROVED" || st == "CONFIRMED"]
+	if st == "FAILED" {
+		h.t.Errorf("payment %s FAILED in the sandbox", corr)
+	}
+}
+
+// account is an account as GET /account lists it.
+type account struct {
+	IsDefault bool   `json:"isDefault"`
+	PixKey    string `json:"pixKey"`
+	Balance   struct {
+		Total, Blocked, Available int64
+	} `json:"balance"`
+}
+
+func (h *crashRun) accounts() []account {
+	code, body := h.do("GET", "/api/v1/account", "")
+	if code != http.StatusOK {
+		h.t.Fatalf("listing accounts: %d %v", code, body)
+	}
+	b, _ := json.Marshal(body["accounts"])
+	var out []account
+	if err := json.Unmarshal(b, &out); err != nil {
+		h.t.Fatal(err)
+	}
+	return out
+}
+
+// checkBalances checks, once every operation is known, that each correlationID is one
+// record and the available balances are what the operations add up to. A refund or a
+// payment holds its money when it is created or approved, so the available balance does
+// not depend on whether the bank has settled it yet.
+func (h *crashRun) checkBalances() {
+	t := h.t
+	fees := payments.DefaultFeePolicy()
+	var main, caixa int64
+	var charges, paid, refunds, pays int
+	for _, ch := range h.charges {
+		if ch.created == yes {
+			charges++
+		}
+		if ch.paid == yes {
+			paid++
+			main += ch.value - fees.Fee(ch.value)
+		}
+	}
+	for _, rf := range h.refunds {
+		if rf.done == yes {
+			refunds++
+			main -= rf.value
+		}
+	}
+	for _, p := range h.payments {
+		if p.created == yes {
+			pays++
+		}
+		if p.approved == yes {
+			main -= p.value
+		}
+	}
+	for _, tr := range h.transfers {
+		if tr.done == yes {
+			main, caixa = main-tr.value, caixa+tr.value
+		}
+	}
+	for _, a := range h.accounts() {
+		want := map[bool]int64{true: main, false: caixa}[a.IsDefault]
+		if a.Balance.Available != want {
+			t.Errorf("account %s: available %d, the acknowledged operations add up to %d", a.PixKey, a.Balance.Available, want)
+			h.dump()
+		}
+	}
+	for _, c := range []struct {
+		path string
+		want int
+	}{{"/api/v1/charge", charges}, {"/api/v1/transaction", paid}, {"/api/v1/refund", refunds}, {"/api/v1/payment", pays}} {
+		code, body := h.do("GET", c.path+"?limit=1", "")
+		n, _ := body["pageInfo"].(map[string]any)["totalCount"].(float64)
+		if code != http.StatusOK || int(n) != c.want {
+			t.Errorf("GET %s: %d records, want %d (each correlationID once)", c.path, int(n), c.want)
+		}
+	}
+}
+
+// settle moves the sandbox clock past the lease of every order the kills left unsettled
+// (the move runs the due pass before it answers), then checks that every approved payment
+// and every refund is CONFIRMED and no money is still held.
+func (h *crashRun) settle() {
+	t := h.t
+	if code, body := h.do("POST", "/openpix/testing/clock", `{"advance":"10m"}`); code != http.StatusOK {
+		t.Fatalf("moving the clock: %d %v", code, body)
+	}
+	for corr, p := range h.payments {
+		if p.approved == yes {
+			if _, body := h.do("GET", "/api/v1/payment/"+corr, ""); str(body, "payment", "status") != "CONFIRMED" {
+				t.Errorf("payment %s not settled: %v", corr, body)
+			}
+		}
+	}
+	for corr, rf := range h.refunds {
+		if rf.done == yes {
+			if _, body := h.do("GET", "/api/v1/refund/"+corr, ""); str(body, "pixTransactionRefund", "status") != "CONFIRMED" {
+				t.Errorf("refund %s not settled: %v", corr, body)
+			}
+		}
+	}
+	for _, a := range h.accounts() {
+		if a.Balance.Blocked != 0 {
+			t.Errorf("account %s: %d still held after the orders settled", a.PixKey, a.Balance.Blocked)
+		}
+	}
+}
+
+// checkDelivered stops the server, checks on the file that every committed change has its
+// events and the ledger audits clean, then starts the server again and waits (a bounded
+// time) until every such event has reached the receiver at least once.
+func (h *crashRun) checkDelivered() {
+	t := h.t
+	if err := h.proc.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	h.proc.Wait()
+	h.audit("at the end")
+	want := h.checkEvents()
+	h.base, _, h.proc = startProcess(t, h.bin, h.db, false)
+	// A delivery a kill cut off is claimed until its lease ends (the clock of the process
+	// that claimed it, moved by settle at most); moving the clock past it runs the due
+	// pass, which retries it.
+	if code, body := h.do("POST", "/openpix/testing/clock", `{"advance":"30m"}`); code != http.StatusOK {
+		t.Fatalf("moving the clock: %d %v", code, body)
+	}
+	deadline := time.After(time.Minute)
+	for {
+		missing := h.rcv.missing(want)
+		if missing == 0 {
+			break
+		}
+		select {
+		case <-h.rcv.arrived:
+		case <-deadline:
+			t.Fatalf("%d of %d events never reached the webhook receiver", missing, len(want))
+		}
+	}
+	t.Logf("webhooks: %d events delivered, %d POSTs received", len(want), h.rcv.posts.Load())
+	if err := h.proc.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	h.proc.Wait()
+}
+
+// checkEvents reads every event from the file and checks each committed operation has
+// its events; it returns the webhook-ids the receiver must see: one per event of a name a
+// webhook is registered for.
+func (h *crashRun) checkEvents() []string {
+	t := h.t
+	svc, err := payments.Open(h.db, payments.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer svc.Close()
+	byName := map[string]string{} // event name -> every payload, concatenated
+	var want []string
+	for after := uint64(0); ; {
+		evs, err := svc.Events(context.Background(), after, payments.MaxLimit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(evs) == 0 {
+			break
+		}
+		for _, ev := range evs {
+			byName[ev.Name] += string(ev.Data)
+			if id, ok := h.webhooks[ev.Name]; ok {
+				want = append(want, "msg_"+id+"_"+strconv.FormatUint(ev.Seq, 10))
+			}
+			after = ev.Seq
+		}
+	}
+	has := func(name, corr string) {
+		if !strings.Contains(byName[svc.EventName(name)], `"`+corr+`"`) {
+			t.Errorf("no %s event for %s", name, corr)
+		}
+	}
+	for corr, ch := range h.charges {
+		if ch.created == yes {
+			has(payments.EventChargeCreated, corr)
+		}
+		if ch.paid == yes {
+			has(payments.EventChargeCompleted, corr)
+			has(payments.EventTransactionReceived, corr)
+		}
+	}
+	for corr, rf := range h.refunds {
+		if rf.done == yes {
+			has(payments.EventRefundConfirmed, corr)
+		}
+	}
+	for corr, p := range h.payments {
+		if p.approved == yes {
+			has(payments.EventMovementConfirmed, corr)
+		}
+	}
+	return want
+}
+
+// crashReceiver is the webhook receiver: it answers 200 and records each webhook-id.
+type crashReceiver struct {
+	srv     *httptest.Server
+	mu      sync.Mutex
+	seen    map[string]bool
+	posts   atomic.Int64
+	arrived chan struct{} // a token after each delivery
+}
+
+func newCrashReceiver(t *testing.T) *crashReceiver {
+	r := &crashReceiver{seen: map[string]bool{}, arrived: make(chan struct{}, 1)}
+	r.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		b, _ := io.ReadAll(req.Body)
+		var v struct{ Evento string }
+		_ = json.Unmarshal(b, &v)
+		if v.Evento == "teste_webhook" {
+			return // the test call on create
+		}
+		r.posts.Add(1)
+		r.mu.Lock()
+		r.seen[req.Header.Get("webhook-id")] = true
+		r.mu.Unlock()
+		select {
+		case r.arrived <- struct{}{}:
+		default:
+		}
+	}))
+	t.Cleanup(r.srv.Close)
+	return r
+}
+
+// missing counts the webhook-ids of want not received yet.
+func (r *crashReceiver) missing(want []string) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := 0
+	for _, id := range want {
+		if !r.seen[id] {
+			n++
+		}
+	}
+	return n
+}
+
+// dump logs what the clients know, for a failure.
+func (h *crashRun) dump() {
+	for corr, ch := range h.charges {
+		h.t.Logf("charge %s %+v", corr, *ch)
+	}
+	for corr, rf := range h.refunds {
+		h.t.Logf("refund %s %+v", corr, *rf)
+	}
+	for corr, p := range h.payments {
+		h.t.Logf("payment %s %+v", corr, *p)
+	}
+	for corr, tr := range h.transfers {
+		h.t.Logf("transfer %s %+v", corr, *tr)
+	}
+}
