@@ -117,21 +117,27 @@ func TestCrash_Harness(t *testing.T) {
 	h.base, h.appID, h.proc = startProcess(t, bin, db, true)
 	h.setUp()
 	rng := rand.New(rand.NewPCG(seed, 0))
+	var loadTime, checkTime time.Duration // the load up to the kill; audit, restart and checks
 	for cycle := range cycles {
+		t0 := time.Now()
 		h.load(cycle, seed, 1+rng.IntN(crashMaxAcks))
+		t1 := time.Now()
 		h.audit(fmt.Sprintf("after kill %d", cycle+1))
 		h.base, _, h.proc = startProcess(t, bin, db, false)
 		h.checkAcked()
 		h.resolve()
 		h.checkBalances()
+		loadTime, checkTime = loadTime+t1.Sub(t0), checkTime+time.Since(t1)
 		if t.Failed() {
 			t.Fatalf("cycle %d failed (PAYMENTS_CRASH_SEED=%d)", cycle+1, seed)
 		}
 	}
+	t2 := time.Now()
 	h.settle()
 	h.checkDelivered()
-	t.Logf("crash harness: %d cycles in %v: %d charges, %d refunds, %d payments, %d transfers",
-		cycles, time.Since(start).Round(time.Millisecond), len(h.charges), len(h.refunds), len(h.payments), len(h.transfers))
+	t.Logf("crash harness: %d cycles in %v (load %v, audit+restart+checks %v, settling and delivery %v): %d charges, %d refunds, %d payments, %d transfers",
+		cycles, time.Since(start).Round(time.Millisecond), loadTime.Round(time.Millisecond), checkTime.Round(time.Millisecond),
+		time.Since(t2).Round(time.Millisecond), len(h.charges), len(h.refunds), len(h.payments), len(h.transfers))
 }
 
 // envInt reads an integer setting from the environment, def when unset.
@@ -182,6 +188,21 @@ func (h *crashRun) do(method, path, body string) (int, map[string]any) {
 }
 
 func crashDo(base, appID, method, path, body string) (int, map[string]any) {
+	return crashDoWith(client, base, appID, method, path, body)
+}
+
+// clockClient waits for the answer of a clock move, which runs the due pass first: after
+// many cycles, every order to settle and every webhook delivery that fell due.
+var clockClient = &http.Client{Timeout: 5 * time.Minute}
+
+// moveClock moves the sandbox clock forward by d ("10m").
+func (h *crashRun) moveClock(d string) {
+	if code, body := crashDoWith(clockClient, h.base, h.appID, "POST", "/openpix/testing/clock", `{"advance":"`+d+`"}`); code != http.StatusOK {
+		h.t.Fatalf("moving the clock %s: %d %v", d, code, body)
+	}
+}
+
+func crashDoWith(client *http.Client, base, appID, method, path, body string) (int, map[string]any) {
 	req, err := http.NewRequest(method, base+path, strings.NewReader(body))
 	if err != nil {
 		return 0, nil
@@ -235,11 +256,11 @@ func (h *crashRun) load(cycle int, seed uint64, killAt int) {
 	case <-time.After(time.Minute):
 		h.t.Fatal("the clients got no acknowledgements for a minute")
 	}
+	close(stop) // no new operations; those under way meet the kill
 	if err := h.proc.Process.Signal(syscall.SIGKILL); err != nil {
 		h.t.Fatal(err)
 	}
 	h.proc.Wait()
-	close(stop)
 	wg.Wait()
 }
 
@@ -425,7 +446,9 @@ func str(v any, path ...string) string {
 }
 
 // resolve retries every request the kill left unanswered, as a client would (the same
-// body and correlationID), then reads back what is true.
+// body and correlationID), then reads back what is true. The operations are independent,
+// so they are retried at once (charges first: a refund's charge must be known); the server
+// commits them together.
 func (h *crashRun) resolve() {
 	t := h.t
 	answered := func(code int, what string, body map[string]any) {
@@ -433,47 +456,59 @@ func (h *crashRun) resolve() {
 			t.Errorf("retrying %s: %d %v", what, code, body)
 		}
 	}
+	var wg sync.WaitGroup
 	for corr, ch := range h.charges {
-		if ch.created == unknown {
-			code, body := h.do("POST", "/api/v1/charge", chargeBody(corr, ch.value))
-			answered(code, "charge "+corr, body)
-		}
 		if ch.created == unknown || ch.paid == unknown {
-			if ch.paid == unknown {
-				code, body := h.do("GET", "/openpix/testing?transactionID="+corr, "")
-				answered(code, "paying "+corr, body)
-			}
-			code, body := h.do("GET", "/api/v1/charge/"+corr, "")
-			ch.created = map[bool]tri{true: yes, false: no}[code == http.StatusOK]
-			ch.paid = map[bool]tri{true: yes, false: no}[str(body, "charge", "status") == "COMPLETED"]
+			wg.Go(func() { h.resolveCharge(corr, ch, answered) })
 		}
 	}
+	wg.Wait()
 	for corr, rf := range h.refunds {
 		if rf.done == unknown {
-			code, body := h.do("POST", "/api/v1/charge/"+rf.charge+"/refund", refundBody(corr, rf.value))
-			answered(code, "refund "+corr, body)
-			code, _ = h.do("GET", "/api/v1/refund/"+corr, "")
-			rf.done = map[bool]tri{true: yes, false: no}[code == http.StatusOK]
+			wg.Go(func() {
+				code, body := h.do("POST", "/api/v1/charge/"+rf.charge+"/refund", refundBody(corr, rf.value))
+				answered(code, "refund "+corr, body)
+				code, _ = h.do("GET", "/api/v1/refund/"+corr, "")
+				rf.done = map[bool]tri{true: yes, false: no}[code == http.StatusOK]
+			})
 		}
 	}
 	for corr, p := range h.payments {
-		h.resolvePayment(corr, p, answered)
+		if p.created == unknown || p.approved == unknown {
+			wg.Go(func() { h.resolvePayment(corr, p, answered) })
+		}
 	}
 	for corr, tr := range h.transfers {
 		if tr.done == unknown {
-			code, body := h.do("POST", "/api/v1/transfer", h.transferBody(corr, tr.value))
-			answered(code, "transfer "+corr, body)
-			tr.done = map[bool]tri{true: yes, false: no}[code == http.StatusOK]
+			wg.Go(func() {
+				code, body := h.do("POST", "/api/v1/transfer", h.transferBody(corr, tr.value))
+				answered(code, "transfer "+corr, body)
+				tr.done = map[bool]tri{true: yes, false: no}[code == http.StatusOK]
+			})
 		}
 	}
+	wg.Wait()
+}
+
+// resolveCharge retries a charge's creation and payment when unanswered, then reads its
+// status.
+func (h *crashRun) resolveCharge(corr string, ch *crashCharge, answered func(int, string, map[string]any)) {
+	if ch.created == unknown {
+		code, body := h.do("POST", "/api/v1/charge", chargeBody(corr, ch.value))
+		answered(code, "charge "+corr, body)
+	}
+	if ch.paid == unknown {
+		code, body := h.do("GET", "/openpix/testing?transactionID="+corr, "")
+		answered(code, "paying "+corr, body)
+	}
+	code, body := h.do("GET", "/api/v1/charge/"+corr, "")
+	ch.created = map[bool]tri{true: yes, false: no}[code == http.StatusOK]
+	ch.paid = map[bool]tri{true: yes, false: no}[str(body, "charge", "status") == "COMPLETED"]
 }
 
 // resolvePayment retries a payment's creation and approval when unanswered, then reads
 // its status.
 func (h *crashRun) resolvePayment(corr string, p *crashPayment, answered func(int, string, map[string]any)) {
-	if p.created != unknown && p.approved != unknown {
-		return
-	}
 	if p.created == unknown {
 		code, body := h.do("POST", "/api/v1/payment", paymentBody(corr, p.value))
 		answered(code, "payment "+corr, body)
@@ -575,9 +610,7 @@ func (h *crashRun) checkBalances() {
 // and every refund is CONFIRMED and no money is still held.
 func (h *crashRun) settle() {
 	t := h.t
-	if code, body := h.do("POST", "/openpix/testing/clock", `{"advance":"10m"}`); code != http.StatusOK {
-		t.Fatalf("moving the clock: %d %v", code, body)
-	}
+	h.moveClock("10m")
 	for corr, p := range h.payments {
 		if p.approved == yes {
 			if _, body := h.do("GET", "/api/v1/payment/"+corr, ""); str(body, "payment", "status") != "CONFIRMED" {
@@ -614,9 +647,7 @@ func (h *crashRun) checkDelivered() {
 	// A delivery a kill cut off is claimed until its lease ends (the clock of the process
 	// that claimed it, moved by settle at most); moving the clock past it runs the due
 	// pass, which retries it.
-	if code, body := h.do("POST", "/openpix/testing/clock", `{"advance":"30m"}`); code != http.StatusOK {
-		t.Fatalf("moving the clock: %d %v", code, body)
-	}
+	h.moveClock("30m")
 	deadline := time.After(time.Minute)
 	for {
 		missing := h.rcv.missing(want)
