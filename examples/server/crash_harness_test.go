@@ -22,8 +22,10 @@ import (
 )
 
 // The crash harness (TestCrash_Harness) runs the server binary on one bbolt file through
-// many cycles of: concurrent money movements from several clients, SIGKILL after a random
-// number of acknowledged operations, and checks. Set the cycle count with
+// many cycles of: concurrent money movements from several clients (charges created and
+// paid through the sandbox, refunds, outgoing payments created and approved, transfers
+// between accounts, subaccount credits and transfers between subaccounts), SIGKILL after a
+// random number of acknowledged operations, and checks. Set the cycle count with
 // PAYMENTS_CRASH_CYCLES (default crashCyclesDefault, so that go test stays fast) and the
 // seed with PAYMENTS_CRASH_SEED (default: the time; the test logs it, and a failure
 // reproduces with it, up to the scheduling of the concurrent clients).
@@ -44,8 +46,10 @@ import (
 const (
 	crashCyclesDefault = 3
 	crashClients       = 4
-	crashMaxAcks       = 40 // a kill comes after 1 to crashMaxAcks acknowledged operations
-	caixaKey           = "caixa@crash.example.com"
+	crashMaxAcks       = 40                        // a kill comes after 1 to crashMaxAcks acknowledged operations
+	caixaKey           = "caixa@crash.example.com" // the second account
+	sub1Key            = "sub1@crash.example.com"  // the subaccounts
+	sub2Key            = "sub2@crash.example.com"
 	paymentKey         = "ana@example.com"
 )
 
@@ -75,9 +79,14 @@ type (
 		value             int64
 		created, approved tri
 	}
+	// crashTransfer is a move between the company's books: a transfer between accounts,
+	// a credit of a subaccount from the default account, or a transfer between
+	// subaccounts. from and to are Pix keys ("" for the default account).
 	crashTransfer struct {
-		value int64
-		done  tri
+		path, body string
+		from, to   string
+		value      int64
+		done       tri
 	}
 )
 
@@ -96,6 +105,7 @@ type crashRun struct {
 	transfers map[string]*crashTransfer
 	acked     []string // "<kind> <correlationID>" acknowledged since the last check
 	acks      atomic.Int64
+	retried   atomic.Int64 // operations retried after a kill (or a refusal)
 
 	defaultKey string
 	webhooks   map[string]string // event name -> webhook id
@@ -135,9 +145,9 @@ func TestCrash_Harness(t *testing.T) {
 	t2 := time.Now()
 	h.settle()
 	h.checkDelivered()
-	t.Logf("crash harness: %d cycles in %v (load %v, audit+restart+checks %v, settling and delivery %v): %d charges, %d refunds, %d payments, %d transfers",
+	t.Logf("crash harness: %d cycles in %v (load %v, audit+restart+checks %v, settling and delivery %v): %d charges, %d refunds, %d payments, %d moves; %d requests retried",
 		cycles, time.Since(start).Round(time.Millisecond), loadTime.Round(time.Millisecond), checkTime.Round(time.Millisecond),
-		time.Since(t2).Round(time.Millisecond), len(h.charges), len(h.refunds), len(h.payments), len(h.transfers))
+		time.Since(t2).Round(time.Millisecond), len(h.charges), len(h.refunds), len(h.payments), len(h.transfers), h.retried.Load())
 }
 
 // envInt reads an integer setting from the environment, def when unset.
@@ -153,20 +163,21 @@ func envInt(t *testing.T, name string, def int) int {
 	return n
 }
 
-// setUp makes the second account transfers go to, and a webhook for every event of the
-// catalogue, to the test's receiver.
+// setUp makes the second account and the two subaccounts moves go between, and a webhook
+// for every event of the catalogue, to the test's receiver.
 func (h *crashRun) setUp() {
 	t := h.t
-	code, body := h.do("POST", "/api/v1/account", `{"pixKey":"`+caixaKey+`","name":"Caixa"}`)
-	if code != http.StatusOK {
-		t.Fatalf("creating the second account: %d %v", code, body)
+	for _, c := range [][2]string{{"/api/v1/account", caixaKey}, {"/api/v1/subaccount", sub1Key}, {"/api/v1/subaccount", sub2Key}} {
+		if code, body := h.do("POST", c[0], `{"pixKey":"`+c[1]+`","name":"crash"}`); code != http.StatusOK {
+			t.Fatalf("creating %s: %d %v", c[1], code, body)
+		}
 	}
 	for _, a := range h.accounts() {
 		if a.IsDefault {
 			h.defaultKey = a.PixKey
 		}
 	}
-	code, body = h.do("GET", "/api/v1/webhook/events", "")
+	code, body := h.do("GET", "/api/v1/webhook/events", "")
 	if code != http.StatusOK {
 		t.Fatalf("the event catalogue: %d %v", code, body)
 	}
@@ -319,11 +330,11 @@ func (c *crashClient) record(ok bool, kind, corr string, set func()) {
 }
 
 // step makes one operation: a charge (paid most of the time), a refund of a paid charge,
-// an outgoing payment (created, then approved) or a transfer to the second account.
+// an outgoing payment (created, then approved), or a move (see move).
 func (c *crashClient) step(i int) {
 	h := c.h
 	corr := fmt.Sprintf("%s-%d", c.prefix, i)
-	switch n := c.rng.IntN(10); {
+	switch n := c.rng.IntN(12); {
 	case n < 5 || (n < 7 && len(c.paid) == 0):
 		ch := &crashCharge{value: int64(100 + c.rng.IntN(5000)), created: unknown}
 		h.mu.Lock()
@@ -365,11 +376,11 @@ func (c *crashClient) step(i int) {
 		ok = c.send("POST", "/api/v1/payment/approve", `{"correlationID":"pay-`+corr+`"}`)
 		c.record(ok, "approved", "pay-"+corr, func() { p.approved = outcome(ok) })
 	default:
-		tr := &crashTransfer{value: int64(1 + c.rng.IntN(200)), done: unknown}
+		tr := c.move(n, "tr-"+corr, int64(1+c.rng.IntN(200)))
 		h.mu.Lock()
 		h.transfers["tr-"+corr] = tr
 		h.mu.Unlock()
-		ok := c.send("POST", "/api/v1/transfer", h.transferBody("tr-"+corr, tr.value))
+		ok := c.send("POST", tr.path, tr.body)
 		c.record(ok, "transfer", "tr-"+corr, func() { tr.done = outcome(ok) })
 	}
 }
@@ -386,8 +397,23 @@ func paymentBody(corr string, value int64) string {
 	return fmt.Sprintf(`{"value":%d,"destinationAlias":%q,"destinationAliasType":"EMAIL","correlationID":%q}`, value, paymentKey, corr)
 }
 
-func (h *crashRun) transferBody(corr string, value int64) string {
-	return fmt.Sprintf(`{"value":%d,"fromPixKey":%q,"toPixKey":%q,"correlationID":%q}`, value, h.defaultKey, caixaKey, corr)
+// move is a move of value between the company's books, by n: to the second account, from
+// the default account to a subaccount, or between the subaccounts.
+func (c *crashClient) move(n int, corr string, value int64) *crashTransfer {
+	tr := &crashTransfer{value: value, done: unknown}
+	switch n {
+	case 9:
+		tr.path, tr.to = "/api/v1/transfer", caixaKey
+		tr.body = fmt.Sprintf(`{"value":%d,"fromPixKey":%q,"toPixKey":%q,"correlationID":%q}`, value, c.h.defaultKey, caixaKey, corr)
+	case 10:
+		tr.path, tr.to = "/api/v1/subaccount/"+sub1Key+"/credit", sub1Key
+		tr.body = fmt.Sprintf(`{"value":%d,"description":"crash","correlationID":%q}`, value, corr)
+	default:
+		tr.from, tr.to = sub1Key, sub2Key
+		tr.path = "/api/v1/subaccount/transfer"
+		tr.body = fmt.Sprintf(`{"value":%d,"fromPixKey":%q,"toPixKey":%q,"correlationID":%q}`, value, sub1Key, sub2Key, corr)
+	}
+	return tr
 }
 
 // audit opens the file (the server is down) and checks the ledger.
@@ -452,6 +478,7 @@ func str(v any, path ...string) string {
 func (h *crashRun) resolve() {
 	t := h.t
 	answered := func(code int, what string, body map[string]any) {
+		h.retried.Add(1)
 		if code == 0 || code >= 500 {
 			t.Errorf("retrying %s: %d %v", what, code, body)
 		}
@@ -481,7 +508,7 @@ func (h *crashRun) resolve() {
 	for corr, tr := range h.transfers {
 		if tr.done == unknown {
 			wg.Go(func() {
-				code, body := h.do("POST", "/api/v1/transfer", h.transferBody(corr, tr.value))
+				code, body := h.do("POST", tr.path, tr.body)
 				answered(code, "transfer "+corr, body)
 				tr.done = map[bool]tri{true: yes, false: no}[code == http.StatusOK]
 			})
@@ -550,13 +577,13 @@ func (h *crashRun) accounts() []account {
 }
 
 // checkBalances checks, once every operation is known, that each correlationID is one
-// record and the available balances are what the operations add up to. A refund or a
-// payment holds its money when it is created or approved, so the available balance does
-// not depend on whether the bank has settled it yet.
+// record and the available balances of the accounts and subaccounts are what the
+// operations add up to. A refund or a payment holds its money when it is created or
+// approved, so the available balance does not depend on whether the bank has settled it.
 func (h *crashRun) checkBalances() {
 	t := h.t
 	fees := payments.DefaultFeePolicy()
-	var main, caixa int64
+	books := map[string]int64{} // Pix key ("" for the default account) -> available balance
 	var charges, paid, refunds, pays int
 	for _, ch := range h.charges {
 		if ch.created == yes {
@@ -564,13 +591,13 @@ func (h *crashRun) checkBalances() {
 		}
 		if ch.paid == yes {
 			paid++
-			main += ch.value - fees.Fee(ch.value)
+			books[""] += ch.value - fees.Fee(ch.value)
 		}
 	}
 	for _, rf := range h.refunds {
 		if rf.done == yes {
 			refunds++
-			main -= rf.value
+			books[""] -= rf.value
 		}
 	}
 	for _, p := range h.payments {
@@ -578,20 +605,34 @@ func (h *crashRun) checkBalances() {
 			pays++
 		}
 		if p.approved == yes {
-			main -= p.value
+			books[""] -= p.value
 		}
 	}
 	for _, tr := range h.transfers {
 		if tr.done == yes {
-			main, caixa = main-tr.value, caixa+tr.value
+			books[tr.from] -= tr.value
+			books[tr.to] += tr.value
 		}
 	}
+	got := map[string]int64{}
 	for _, a := range h.accounts() {
-		want := map[bool]int64{true: main, false: caixa}[a.IsDefault]
-		if a.Balance.Available != want {
-			t.Errorf("account %s: available %d, the acknowledged operations add up to %d", a.PixKey, a.Balance.Available, want)
-			h.dump()
+		got[map[bool]string{true: "", false: a.PixKey}[a.IsDefault]] = a.Balance.Available
+	}
+	for _, key := range []string{sub1Key, sub2Key} {
+		code, body := h.do("GET", "/api/v1/subaccount/"+key, "")
+		n, ok := body["SubAccount"].(map[string]any)["balance"].(float64)
+		if code != http.StatusOK || !ok {
+			t.Fatalf("subaccount %s: %d %v", key, code, body)
 		}
+		got[key] = int64(n)
+	}
+	for _, key := range []string{"", caixaKey, sub1Key, sub2Key} {
+		if got[key] != books[key] {
+			t.Errorf("account %q: available %d, the known operations add up to %d", key, got[key], books[key])
+		}
+	}
+	if t.Failed() {
+		h.dump()
 	}
 	for _, c := range []struct {
 		path string
