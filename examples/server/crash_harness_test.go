@@ -20,7 +20,8 @@ import (
 // many cycles of: concurrent money movements from several clients (charges created and
 // paid through the sandbox, refunds, outgoing payments created and approved, transfers
 // between accounts, subaccount credits and transfers between subaccounts), SIGKILL after a
-// random number of acknowledged operations, and checks. Set the cycle count with
+// random number of acknowledged operations, and checks. One request in five is sent twice
+// at once (a client retrying before the first answer). Set the cycle count with
 // PAYMENTS_CRASH_CYCLES (default crashCyclesDefault, so that go test stays fast) and the
 // seed with PAYMENTS_CRASH_SEED (default: the time; the test logs it, and a failure
 // reproduces with it, up to the scheduling of the concurrent clients).
