@@ -104,6 +104,9 @@ func (okSender) SendWebhook(context.Context, payments.WebhookRequest) (payments.
 
 const fuzzSubaccountKey = "sub@example.com"
 
+// newFuzzServer builds the fuzz server. Each route's path names a record that exists: a
+// subaccount route's {id} is the funded subaccount, a charge's or customer's is "x", an
+// account's the default account; any other wildcard is "x".
 func newFuzzServer(tb testing.TB) fuzzServer {
 	tb.Helper()
 	ctx := context.Background()
