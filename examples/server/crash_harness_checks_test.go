@@ -304,7 +304,7 @@ func (h *crashRun) checkDelivered() {
 			t.Fatalf("%d of %d events never reached the webhook receiver", missing, len(want))
 		}
 	}
-	t.Logf("webhooks: %d events delivered, %d POSTs received", len(want), h.rcv.posts.Load())
+	t.Logf("webhooks: %d events delivered, %d POSTs received, %d of them answered 503", len(want), h.rcv.posts.Load(), h.rcv.failed.Load())
 	if err := h.proc.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
@@ -366,14 +366,20 @@ func (h *crashRun) checkEvents() []string {
 	return want
 }
 
-// crashReceiver is the webhook receiver: it answers 200 and records each webhook-id.
+// crashReceiver is the webhook receiver: it records each webhook-id it answers 200. While
+// failing is set (during the cycles), it answers every crashReceiverFailEvery-th delivery
+// 503 instead, so that kills also meet deliveries the server owes again later.
 type crashReceiver struct {
 	srv     *httptest.Server
 	mu      sync.Mutex
 	seen    map[string]bool
 	posts   atomic.Int64
+	failing atomic.Bool
+	failed  atomic.Int64
 	arrived chan struct{} // a token after each delivery
 }
+
+const crashReceiverFailEvery = 8
 
 func newCrashReceiver(t *testing.T) *crashReceiver {
 	r := &crashReceiver{seen: map[string]bool{}, arrived: make(chan struct{}, 1)}
@@ -384,7 +390,11 @@ func newCrashReceiver(t *testing.T) *crashReceiver {
 		if v.Evento == "teste_webhook" {
 			return // the test call on create
 		}
-		r.posts.Add(1)
+		if n := r.posts.Add(1); r.failing.Load() && n%crashReceiverFailEvery == 0 {
+			r.failed.Add(1)
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return
+		}
 		r.mu.Lock()
 		r.seen[req.Header.Get("webhook-id")] = true
 		r.mu.Unlock()
