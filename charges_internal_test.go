@@ -3,6 +3,7 @@ package payments
 import (
 	"context"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/matryer/is"
@@ -90,4 +91,77 @@ func TestCharge_FoundByTxid(t *testing.T) {
 			is.Equal(slices.Contains(keys(), "txid:"+c.txid()), tc.txidKey)
 		})
 	}
+}
+
+// A charge is found by its paymentLinkID through the link's system-space record (no key
+// of its own), by its company only; one made by an older version (a link record without
+// the charge id, and a paymentLinkID key) is found by its key, and after migrateLinks,
+// which gives its link record the id, by the record, also once saved without the key.
+func TestCharge_FoundByPaymentLink(t *testing.T) {
+	is := is.New(t)
+	ctx := context.Background()
+	st := memory.New()
+	svc, err := New(st, Options{})
+	is.NoErr(err)
+	record := func(coll, company, id string) (r store.Record) {
+		is.NoErr(st.View(ctx, func(tx store.Tx) error {
+			var err error
+			r, err = tx.Get(coll, company, id)
+			return err
+		}))
+		return r
+	}
+	found := func(s *Service, c Charge) bool {
+		got, err := s.GetCharge(ctx, c.PaymentLinkID)
+		if ErrorCode(err) == ENOTFOUND {
+			return false
+		}
+		is.NoErr(err)
+		is.Equal(got.ID, c.ID)
+		return true
+	}
+
+	c, err := svc.CreateCharge(ctx, CreateChargeParams{CorrelationID: "new", Value: 100})
+	is.NoErr(err)
+	is.True(!slices.Contains(record(collCharges, svc.company, c.ID).Keys, "paymentLinkID:"+c.PaymentLinkID))
+	is.True(found(svc, c))
+	view, err := svc.PaymentLink(ctx, c.PaymentLinkID)
+	is.NoErr(err)
+	is.Equal(view.Value, int64(100))
+	co, err := svc.CreateCompany(ctx, CompanyParams{Name: "Other"})
+	is.NoErr(err)
+	other, err := svc.Company(ctx, co.ID)
+	is.NoErr(err)
+	is.True(!found(other, c)) // another company's link
+
+	// An older charge: its link record without the id, and a paymentLinkID key.
+	old, err := svc.CreateCharge(ctx, CreateChargeParams{CorrelationID: "old", Value: 100})
+	is.NoErr(err)
+	is.NoErr(st.Update(ctx, func(tx store.Tx) error {
+		if err := tx.Put(collPaymentLinks, systemSpace, store.Record{ID: old.PaymentLinkID, Data: []byte(`{"company":"` + svc.company + `","kind":"charge"}`)}); err != nil {
+			return err
+		}
+		r, err := tx.Get(collCharges, svc.company, old.ID)
+		if err != nil {
+			return err
+		}
+		r.Keys = append(r.Keys, "paymentLinkID:"+old.PaymentLinkID)
+		if err := tx.Put(collCharges, svc.company, r); err != nil {
+			return err
+		}
+		return tx.Delete(collMigrations, systemSpace, migrationLinks1)
+	}))
+	is.True(found(svc, old)) // by its key
+	is.True(!found(other, old))
+
+	svc, err = New(st, Options{}) // migrates
+	is.NoErr(err)
+	is.True(strings.Contains(string(record(collPaymentLinks, systemSpace, old.PaymentLinkID).Data), `"id":"`+old.ID+`"`))
+	_, err = svc.ReceivePix(ctx, ReceivePixParams{EndToEndID: "E99999999202611221200LINK00001", Value: 100, TxID: old.txid()})
+	is.NoErr(err)
+	is.True(!slices.Contains(record(collCharges, svc.company, old.ID).Keys, "paymentLinkID:"+old.PaymentLinkID)) // saved without it
+	is.True(found(svc, old))
+	img, err := svc.QRCodeImageByLink(ctx, old.PaymentLinkID, 0)
+	is.NoErr(err)
+	is.True(len(img) > 0)
 }
