@@ -1,6 +1,7 @@
 package payments
 
 import (
+	"cmp"
 	"context"
 	"encoding/base64"
 	"strconv"
@@ -257,7 +258,7 @@ func (t *txn) createCharge(p CreateChargeParams) (Charge, error) {
 	if err := t.schedule(dueExpiry, c.ID, c.ExpiresDate, true); err != nil {
 		return Charge{}, err
 	}
-	if err := t.addPaymentLink(c.PaymentLinkID, linkCharge); err != nil { // for the public QR image
+	if err := t.addChargeLink(c); err != nil { // the public QR image, and how the company finds it
 		return Charge{}, err
 	}
 	t.present(&c)
@@ -512,13 +513,20 @@ func (c Customer) snapshot() Customer {
 	return c
 }
 
+// keys are the unique keys of a charge. A charge whose transactionID its txid implies
+// (every charge made since ids.go's txidCheck) is found by txid through its transactionID
+// (txidKeys), without a key of its own; and every charge is found by paymentLinkID
+// through the system-space record of the link (chargeByLink), which it needs anyway for
+// the public QR image: two keys fewer to check and write per charge.
 func (c Charge) keys() []string {
-	return []string{
+	keys := []string{
 		"correlationID:" + c.CorrelationID,
 		"transactionID:" + c.TransactionID,
-		"txid:" + c.txid(),
-		"paymentLinkID:" + c.PaymentLinkID,
 	}
+	if !txidImplied(c.TransactionID) {
+		keys = append(keys, "txid:"+c.txid())
+	}
+	return keys
 }
 
 // Charge index names. Each holds the charges by creation time; "expiry" holds the ACTIVE
@@ -581,11 +589,19 @@ func (s *Service) GetCharge(ctx context.Context, id string) (Charge, error) {
 }
 
 func (t *txn) findCharge(id string) (Charge, error) {
-	for _, key := range []string{"correlationID:", "transactionID:", "paymentLinkID:", "txid:"} {
-		c, err := t.chargeByKey(key + id)
+	keys := []string{"correlationID:" + id, "transactionID:" + id}
+	if len(id) == 25 {
+		keys = append(keys, txidKeys(id)...)
+	}
+	for _, key := range keys {
+		c, err := t.chargeByKey(key)
 		if ok, err := found(err); err != nil || ok {
 			return c, err
 		}
+	}
+	c, err := t.chargeByLink(id)
+	if ok, err := found(err); err != nil || ok {
+		return c, err
 	}
 	if raw, err := base64.StdEncoding.DecodeString(id); err == nil {
 		if rid, ok := strings.CutPrefix(string(raw), "Charge:"); ok {
@@ -593,6 +609,93 @@ func (t *txn) findCharge(id string) (Charge, error) {
 		}
 	}
 	return Charge{}, notFound("Charge not found")
+}
+
+// addChargeLink records the paymentLinkID of the new charge c in the system space, with
+// its company and id (see collPaymentLinks).
+func (t *txn) addChargeLink(c Charge) error {
+	r, err := encode(c.PaymentLinkID, paymentLink{Company: t.company, Kind: linkCharge, ID: c.ID}, nil, nil)
+	if err != nil {
+		return err
+	}
+	return storeErr(t.tx.Insert(collPaymentLinks, systemSpace, r), "payment link")
+}
+
+// chargeByLink returns the charge of this company with the paymentLinkID id, found through
+// the link's system-space record; no such charge is not found. A charge made before the
+// record had its id (migrateLinks adds it on open) is found by the paymentLinkID key it
+// had then.
+func (t *txn) chargeByLink(id string) (Charge, error) {
+	r, err := t.tx.Get(collPaymentLinks, systemSpace, id)
+	if ok, err := found(storeErr(err, "payment link")); err != nil || !ok {
+		return Charge{}, cmp.Or(err, error(notFound("Charge not found")))
+	}
+	var l paymentLink
+	if err := decode(r, &l); err != nil {
+		return Charge{}, err
+	}
+	switch {
+	case l.Company != t.company || l.Kind != linkCharge:
+		return Charge{}, notFound("Charge not found")
+	case l.ID == "":
+		return t.chargeByKey("paymentLinkID:" + id)
+	default:
+		return t.chargeByID(l.ID)
+	}
+}
+
+// migrateLinks gives the paymentlinks record of every charge of every company the
+// charge's id, once per database (see migrateOnce): charges made by a version without it
+// were found by a paymentLinkID key, which they lose when next saved.
+func (s *Service) migrateLinks(ctx context.Context) error {
+	return s.migrateOnce(ctx, migrationLinks1, func(co *Service) error { return co.linkCharges(ctx) })
+}
+
+// linkCharges sets the charge id in the paymentlinks records of the company's charges
+// that lack it, a batch per transaction. It pages by skip through the charges by creation:
+// charges made meanwhile come after the page, and have their id already.
+func (s *Service) linkCharges(ctx context.Context) error {
+	for skip := 0; ; skip += expireBatch {
+		var n int
+		err := s.update(ctx, func(t *txn) error {
+			page, err := t.tx.List(collCharges, t.company, store.Query{Index: indexAll, Skip: skip, Limit: expireBatch})
+			if err != nil {
+				return internal(err)
+			}
+			for _, r := range page.Records {
+				var c Charge
+				if err := decode(r, &c); err != nil {
+					return err
+				}
+				lr, err := t.tx.Get(collPaymentLinks, systemSpace, c.PaymentLinkID)
+				if ok, err := found(storeErr(err, "payment link")); err != nil {
+					return err
+				} else if !ok {
+					continue
+				}
+				var l paymentLink
+				if err := decode(lr, &l); err != nil {
+					return err
+				}
+				if l.Company != t.company || l.Kind != linkCharge || l.ID != "" {
+					continue
+				}
+				l.ID = r.ID
+				nr, err := encode(c.PaymentLinkID, l, nil, nil)
+				if err != nil {
+					return err
+				}
+				if err := storeErr(t.tx.Put(collPaymentLinks, systemSpace, nr), "payment link"); err != nil {
+					return err
+				}
+			}
+			n = len(page.Records)
+			return nil
+		})
+		if err != nil || n < expireBatch {
+			return err
+		}
+	}
 }
 
 func (t *txn) chargeByKey(key string) (Charge, error) {

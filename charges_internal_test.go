@@ -2,10 +2,13 @@ package payments
 
 import (
 	"context"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/matryer/is"
 
+	"github.com/pixfoundry/payments/store"
 	"github.com/pixfoundry/payments/store/memory"
 )
 
@@ -34,4 +37,131 @@ func TestListCharges_SubscriptionFilter(t *testing.T) {
 	is.Equal(page.TotalCount, 2) // combined with status
 	_, _, err = svc.ListCharges(ctx, ChargeFilter{Subscription: "sub-a", Customer: "x"})
 	is.Equal(ErrorField(err), "subscription") // one of customer or subscription
+}
+
+// A charge is found and paid by its txid whether its transactionID is implied by the txid
+// (made now: no txid key stored) or random after it (made by an older version: found by
+// its txid key, which it keeps when saved).
+func TestCharge_FoundByTxid(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name          string
+		transactionID string // "" for one made now
+		txidKey       bool
+	}{
+		{"Implied", "", false},
+		{"Legacy", "019ab0c0ffee0123456789abcdef0123", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			is := is.New(t)
+			st := memory.New()
+			svc, err := New(st, Options{})
+			is.NoErr(err)
+			var c Charge
+			if tc.transactionID == "" {
+				c, err = svc.CreateCharge(ctx, CreateChargeParams{CorrelationID: "o1", Value: 100})
+			} else {
+				is.True(!txidImplied(tc.transactionID))
+				err = svc.update(ctx, func(t *txn) error {
+					ids := *svc.core.ids.chargeIDs(t.now)
+					ids.transactionID = tc.transactionID
+					c, err = t.createCharge(CreateChargeParams{CorrelationID: "o1", Value: 100, ids: &ids})
+					return err
+				})
+			}
+			is.NoErr(err)
+			keys := func() []string {
+				var ks []string
+				is.NoErr(st.View(ctx, func(tx store.Tx) error {
+					r, err := tx.Get(collCharges, svc.company, c.ID)
+					ks = r.Keys
+					return err
+				}))
+				return ks
+			}
+			is.Equal(slices.Contains(keys(), "txid:"+c.txid()), tc.txidKey)
+			got, err := svc.GetCharge(ctx, c.txid())
+			is.NoErr(err)
+			is.Equal(got.ID, c.ID)
+			_, err = svc.ReceivePix(ctx, ReceivePixParams{EndToEndID: "E99999999202611221200TXID00001", Value: 100, TxID: c.txid()})
+			is.NoErr(err)
+			got, err = svc.GetCharge(ctx, c.txid()) // after the charge was saved paid
+			is.NoErr(err)
+			is.Equal(got.Status, ChargeCompleted)
+			is.Equal(slices.Contains(keys(), "txid:"+c.txid()), tc.txidKey)
+		})
+	}
+}
+
+// A charge is found by its paymentLinkID through the link's system-space record (no key
+// of its own), by its company only; one made by an older version (a link record without
+// the charge id, and a paymentLinkID key) is found by its key, and after migrateLinks,
+// which gives its link record the id, by the record, also once saved without the key.
+func TestCharge_FoundByPaymentLink(t *testing.T) {
+	is := is.New(t)
+	ctx := context.Background()
+	st := memory.New()
+	svc, err := New(st, Options{})
+	is.NoErr(err)
+	record := func(coll, company, id string) (r store.Record) {
+		is.NoErr(st.View(ctx, func(tx store.Tx) error {
+			var err error
+			r, err = tx.Get(coll, company, id)
+			return err
+		}))
+		return r
+	}
+	found := func(s *Service, c Charge) bool {
+		got, err := s.GetCharge(ctx, c.PaymentLinkID)
+		if ErrorCode(err) == ENOTFOUND {
+			return false
+		}
+		is.NoErr(err)
+		is.Equal(got.ID, c.ID)
+		return true
+	}
+
+	c, err := svc.CreateCharge(ctx, CreateChargeParams{CorrelationID: "new", Value: 100})
+	is.NoErr(err)
+	is.True(!slices.Contains(record(collCharges, svc.company, c.ID).Keys, "paymentLinkID:"+c.PaymentLinkID))
+	is.True(found(svc, c))
+	view, err := svc.PaymentLink(ctx, c.PaymentLinkID)
+	is.NoErr(err)
+	is.Equal(view.Value, int64(100))
+	co, err := svc.CreateCompany(ctx, CompanyParams{Name: "Other"})
+	is.NoErr(err)
+	other, err := svc.Company(ctx, co.ID)
+	is.NoErr(err)
+	is.True(!found(other, c)) // another company's link
+
+	// An older charge: its link record without the id, and a paymentLinkID key.
+	old, err := svc.CreateCharge(ctx, CreateChargeParams{CorrelationID: "old", Value: 100})
+	is.NoErr(err)
+	is.NoErr(st.Update(ctx, func(tx store.Tx) error {
+		if err := tx.Put(collPaymentLinks, systemSpace, store.Record{ID: old.PaymentLinkID, Data: []byte(`{"company":"` + svc.company + `","kind":"charge"}`)}); err != nil {
+			return err
+		}
+		r, err := tx.Get(collCharges, svc.company, old.ID)
+		if err != nil {
+			return err
+		}
+		r.Keys = append(r.Keys, "paymentLinkID:"+old.PaymentLinkID)
+		if err := tx.Put(collCharges, svc.company, r); err != nil {
+			return err
+		}
+		return tx.Delete(collMigrations, systemSpace, migrationLinks1)
+	}))
+	is.True(found(svc, old)) // by its key
+	is.True(!found(other, old))
+
+	svc, err = New(st, Options{}) // migrates
+	is.NoErr(err)
+	is.True(strings.Contains(string(record(collPaymentLinks, systemSpace, old.PaymentLinkID).Data), `"id":"`+old.ID+`"`))
+	_, err = svc.ReceivePix(ctx, ReceivePixParams{EndToEndID: "E99999999202611221200LINK00001", Value: 100, TxID: old.txid()})
+	is.NoErr(err)
+	is.True(!slices.Contains(record(collCharges, svc.company, old.ID).Keys, "paymentLinkID:"+old.PaymentLinkID)) // saved without it
+	is.True(found(svc, old))
+	img, err := svc.QRCodeImageByLink(ctx, old.PaymentLinkID, 0)
+	is.NoErr(err)
+	is.True(len(img) > 0)
 }

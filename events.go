@@ -96,7 +96,7 @@ func (s *Service) EventName(name string) string {
 
 // emit appends an event to the company's outbox in the current transaction.
 func (t *txn) emit(name string, payload any) error {
-	data, err := json.Marshal(payload)
+	data, err := marshal(payload)
 	if err != nil {
 		return fmt.Errorf("encode event %s: %w", name, err)
 	}

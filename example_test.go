@@ -96,7 +96,7 @@ func Example_chargeFlow() {
 	}
 	fmt.Println("audit ok:", report.OK(), "entries", report.Entries)
 	// Output:
-	// charge: ACTIVE 1990 01a20320a2006f419ec627c76b1bfb1f
+	// charge: ACTIVE 1990 01a20320a2006f419ec627c764476512
 	// brCode: 00020126540014br.gov.bcb.pix0120pix@loja.example.com0208Pedido 1520400005303986540519.905802BR5904Loja6009Sao Paulo6229052501a20320a2006f419ec627c766304BA63
 	// image: 600×600 PNG
 	// paid: COMPLETED 1990 fee 50

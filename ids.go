@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"sync"
 	"sync/atomic"
@@ -96,14 +97,41 @@ func newIDSource(r io.Reader) *idSource {
 // paymentLinkID) begin with the time, so that the charges created in one commit land on
 // the same few pages of each key index instead of one random page each (issue 12).
 
-// hex32At is 32 hex characters: the Unix milliseconds of now in 6 bytes, then 10 random
-// bytes. Its first 25 characters (a charge's txid) keep 6.5 random bytes: unique enough
-// among the charges of one millisecond, and the store rejects a duplicate anyway.
+// hex32At is a charge's transactionID, 32 hex characters: the Unix milliseconds of now in
+// 6 bytes, 6.5 random bytes, then txidCheck of those first 25 characters (the charge's
+// txid). The txid is unique enough among the charges of one millisecond, and the store
+// rejects a duplicate anyway. Because the last 7 characters follow from the txid, a
+// charge needs no key of its own for its txid: a lookup by txid looks up the
+// transactionID it implies (txidKeys). It draws 10 bytes, as it always has, so that a
+// seeded source gives every other id as before.
 func (g *idSource) hex32At(now time.Time) string {
 	var b [16]byte
 	putMillis(b[:6], now)
 	g.read(b[6:])
-	return hex.EncodeToString(b[:])
+	h := hex.EncodeToString(b[:])
+	return h[:25] + txidCheck(h[:25])
+}
+
+// txidCheck is the 7 hex characters hex32At puts after a txid: the first 7 of the
+// FNV-1a hash of the txid.
+func txidCheck(txid string) string {
+	f := fnv.New32a()
+	f.Write([]byte(txid))
+	var b [4]byte
+	binary.BigEndian.PutUint32(b[:], f.Sum32())
+	return hex.EncodeToString(b[:])[:7]
+}
+
+// txidImplied reports whether the transactionID is one hex32At made, whose txid implies
+// it. A charge made before (a random tail) keeps a key for its txid (Charge.keys).
+func txidImplied(transactionID string) bool {
+	return len(transactionID) == 32 && transactionID[25:] == txidCheck(transactionID[:25])
+}
+
+// txidKeys are the charge keys a txid is found by: the key of a charge whose transactionID
+// the txid implies, and the txid key an older charge has.
+func txidKeys(txid string) []string {
+	return []string{"transactionID:" + txid + txidCheck(txid), "txid:" + txid}
 }
 
 // uuid7 is a version 7 UUID (RFC 9562): Unix milliseconds, then random bits.

@@ -33,6 +33,9 @@ const (
 type paymentLink struct {
 	Company string `json:"company"`
 	Kind    string `json:"kind"` // linkCharge or linkQRCode
+	// ID is the record id of a charge (not of a QR code), by which its company finds it
+	// (chargeByLink): charges have no paymentLinkID key.
+	ID string `json:"id,omitempty"`
 }
 
 // addPaymentLink records, in the system space, that the paymentLinkID id belongs to the
@@ -94,7 +97,7 @@ func (t *txn) brCodeByLink(id string) (string, error) {
 	switch l.Kind {
 	case linkCharge:
 		var c Charge
-		c, err = owner.chargeByKey(key)
+		c, err = owner.chargeByLink(id)
 		code = c.BRCode
 	case linkQRCode:
 		var q PixQRCode

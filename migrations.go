@@ -15,6 +15,7 @@ const (
 	collMigrations   = "migrations" // system space: one marker per migration done
 	migrationOrders1 = "orders-1"   // refunds IN_PROCESSING from before the order machine get orders
 	migrationDue1    = "due-1"      // ACTIVE charges from before the due queue get their entries
+	migrationLinks1  = "links-1"    // charges' paymentlinks records get the charge's id (chargeByLink)
 )
 
 // migrateOnce runs fn for every company, a page of companies at a time, unless the

@@ -156,7 +156,7 @@ func (t *txn) paymentLinkView(id string) (PaymentLink, error) {
 	v := PaymentLink{ID: id, Now: t.now}
 	switch l.Kind {
 	case linkCharge:
-		c, err := owner.chargeByKey(key) // presented: status and amounts at t.now
+		c, err := owner.chargeByLink(id) // presented: status and amounts at t.now
 		if err != nil {
 			return PaymentLink{}, linkGone(err)
 		}
@@ -216,7 +216,7 @@ func (s *Service) PayPaymentLink(ctx context.Context, paymentLinkID string, p Re
 		switch l.Kind {
 		case linkCharge:
 			var c Charge
-			c, err = owner.chargeByKey(key)
+			c, err = owner.chargeByLink(paymentLinkID)
 			corr = c.CorrelationID
 		case linkQRCode:
 			_, err = owner.getByKey(collQRCodes, key, "pix QR code", &q)

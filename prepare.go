@@ -3,7 +3,6 @@ package payments
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"maps"
 	"reflect"
 	"runtime"
@@ -77,7 +76,7 @@ func (t *txn) prepareCharge(p CreateChargeParams) *chargePrep {
 		cust := *p.customer
 		c.Customer = &cust
 	}
-	if prep.data, err = json.Marshal(c); err != nil {
+	if prep.data, err = marshal(c); err != nil {
 		return prep
 	}
 	prep.stored = c
@@ -87,7 +86,7 @@ func (t *txn) prepareCharge(p CreateChargeParams) *chargePrep {
 		return prep
 	}
 	ev := chargeEvent{Charge: c, Company: co.eventRef(), Account: acct}
-	if prep.payload, err = json.Marshal(ev); err != nil {
+	if prep.payload, err = marshal(ev); err != nil {
 		prep.payload = nil
 		return prep
 	}

@@ -267,8 +267,8 @@ func (p Payer) customer() (*Customer, error) {
 // receiveTarget finds the charge or static QR code a txid points to; neither (a deleted
 // charge, an unknown reference) is not an error: the Pix is credited to the company.
 func (t *txn) receiveTarget(txid string) (*Charge, *PixQRCodeRef, error) {
-	for _, key := range []string{"txid:", "transactionID:"} {
-		c, err := t.chargeByKey(key + txid)
+	for _, key := range append(txidKeys(txid), "transactionID:"+txid) {
+		c, err := t.chargeByKey(key)
 		if ok, err := found(err); err != nil {
 			return nil, nil, err
 		} else if ok {
