@@ -655,47 +655,25 @@ func (s *Service) migrateLinks(ctx context.Context) error {
 // that lack it, a batch per transaction. It pages by skip through the charges by creation:
 // charges made meanwhile come after the page, and have their id already.
 func (s *Service) linkCharges(ctx context.Context) error {
-	for skip := 0; ; skip += expireBatch {
-		var n int
-		err := s.update(ctx, func(t *txn) error {
-			page, err := t.tx.List(collCharges, t.company, store.Query{Index: indexAll, Skip: skip, Limit: expireBatch})
-			if err != nil {
-				return internal(err)
-			}
-			for _, r := range page.Records {
-				var c Charge
-				if err := decode(r, &c); err != nil {
-					return err
-				}
-				lr, err := t.tx.Get(collPaymentLinks, systemSpace, c.PaymentLinkID)
-				if ok, err := found(storeErr(err, "payment link")); err != nil {
-					return err
-				} else if !ok {
-					continue
-				}
-				var l paymentLink
-				if err := decode(lr, &l); err != nil {
-					return err
-				}
-				if l.Company != t.company || l.Kind != linkCharge || l.ID != "" {
-					continue
-				}
-				l.ID = r.ID
-				nr, err := encode(c.PaymentLinkID, l, nil, nil)
-				if err != nil {
-					return err
-				}
-				if err := storeErr(t.tx.Put(collPaymentLinks, systemSpace, nr), "payment link"); err != nil {
-					return err
-				}
-			}
-			n = len(page.Records)
-			return nil
-		})
-		if err != nil || n < expireBatch {
+	return s.eachChargeBatch(ctx, indexAll, func(t *txn, id string, c *Charge) error {
+		lr, err := t.tx.Get(collPaymentLinks, systemSpace, c.PaymentLinkID)
+		if ok, err := found(storeErr(err, "payment link")); err != nil || !ok {
 			return err
 		}
-	}
+		var l paymentLink
+		if err := decode(lr, &l); err != nil {
+			return err
+		}
+		if l.Company != t.company || l.Kind != linkCharge || l.ID != "" {
+			return nil
+		}
+		l.ID = id
+		nr, err := encode(c.PaymentLinkID, l, nil, nil)
+		if err != nil {
+			return err
+		}
+		return storeErr(t.tx.Put(collPaymentLinks, systemSpace, nr), "payment link")
+	})
 }
 
 func (t *txn) chargeByKey(key string) (Charge, error) {

@@ -11,9 +11,9 @@ import (
 // encoded, and so is its event's payload, and encoding/json spends most of that time
 // walking Charge by reflection. These functions write the same bytes directly: the fields
 // of Charge and of what it holds, in the order and with the names and omitempty/omitzero
-// rules of their json tags, as httpadapter/charge_json.go does for the replies (the root
-// package cannot import it). The stored bytes do not change, so records written before
-// and after read alike and nothing needs a migration. TestChargeJSON_SameAsEncodingJSON
+// rules of their json tags. httpadapter's charge replies use it too (Charge.AppendJSON).
+// The stored bytes do not change, so records written before and after read alike and
+// nothing needs a migration. TestChargeJSON_SameAsEncodingJSON
 // (codec_charge_internal_test.go) fills every field by reflection and compares with
 // encoding/json, so a field added to Charge and not here fails it. Decoding stays with
 // go-json (codec.go).
@@ -25,6 +25,10 @@ type jsonAppender interface {
 }
 
 func (c Charge) appendJSON(b []byte) []byte { return appendCharge(b, &c) }
+
+// AppendJSON appends c as JSON to b: the bytes encoding/json writes for a Charge, written
+// without reflection. httpadapter's charge replies use it.
+func (c *Charge) AppendJSON(b []byte) []byte { return appendCharge(b, c) }
 
 func (e chargeEvent) appendJSON(b []byte) []byte {
 	b = append(b, `{"charge":`...)

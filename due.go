@@ -230,10 +230,19 @@ func (s *Service) migrateDue(ctx context.Context) error {
 // expiry time, through the charges' expiry index, a batch per transaction. It pages by
 // skip (the index does not change meanwhile, and this runs once per database).
 func (s *Service) scheduleActiveCharges(ctx context.Context) error {
+	return s.eachChargeBatch(ctx, indexExpiry, func(t *txn, id string, c *Charge) error {
+		return t.schedule(dueExpiry, id, c.ExpiresDate, false)
+	})
+}
+
+// eachChargeBatch calls fn for every charge of the company in the index, in order, a
+// batch of expireBatch per transaction, paging by skip: for the migrations, which run
+// once per database over indexes that new charges only add to at the end.
+func (s *Service) eachChargeBatch(ctx context.Context, index string, fn func(t *txn, id string, c *Charge) error) error {
 	for skip := 0; ; skip += expireBatch {
 		var n int
 		err := s.update(ctx, func(t *txn) error {
-			page, err := t.tx.List(collCharges, t.company, store.Query{Index: indexExpiry, Skip: skip, Limit: expireBatch})
+			page, err := t.tx.List(collCharges, t.company, store.Query{Index: index, Skip: skip, Limit: expireBatch})
 			if err != nil {
 				return internal(err)
 			}
@@ -242,7 +251,7 @@ func (s *Service) scheduleActiveCharges(ctx context.Context) error {
 				if err := decode(r, &c); err != nil {
 					return err
 				}
-				if err := t.schedule(dueExpiry, r.ID, c.ExpiresDate, false); err != nil {
+				if err := fn(t, r.ID, &c); err != nil {
 					return err
 				}
 			}

@@ -2,20 +2,17 @@ package httpadapter
 
 import (
 	"encoding/json"
-	"fmt"
 	"strconv"
-	"time"
 
 	"github.com/pixfoundry/payments"
 )
 
 // The charge replies (create, get, list) are the hot path of the API, and encoding/json
 // spends most of their encoding time walking payments.Charge by reflection. These
-// functions write the same bytes directly: the fields of payments.Charge and of what it
-// holds, in the order and with the names and omitempty rules of their json tags. encode
-// uses them for any reply that has an appendJSON method. TestChargeJSON_SameAsEncodingJSON
-// fills every field by reflection and compares with encoding/json, so a field added to
-// Charge and not here fails it.
+// envelopes write the same bytes directly, the charges through Charge.AppendJSON (the
+// domain's own encoder, which its tests compare field by field with encoding/json). encode
+// uses them for any reply that has an appendJSON method; TestChargeJSON_SameAsEncodingJSON
+// compares the envelopes with encoding/json.
 
 // jsonAppender is a reply that writes its own JSON, byte for byte what encoding/json writes.
 type jsonAppender interface {
@@ -24,17 +21,17 @@ type jsonAppender interface {
 
 func (r chargeReply) appendJSON(b []byte) []byte {
 	b = append(b, `{"charge":`...)
-	b = appendCharge(b, &r.Charge)
+	b = r.Charge.AppendJSON(b)
 	return append(b, '}')
 }
 
 func (r chargeCreatedReply) appendJSON(b []byte) []byte {
 	b = append(b, `{"brCode":`...)
-	b = appendString(b, r.BRCode)
+	b = appendJSONString(b, r.BRCode)
 	b = append(b, `,"charge":`...)
-	b = appendCharge(b, &r.Charge)
+	b = r.Charge.AppendJSON(b)
 	b = append(b, `,"correlationID":`...)
-	b = appendString(b, r.CorrelationID)
+	b = appendJSONString(b, r.CorrelationID)
 	return append(b, '}')
 }
 
@@ -48,7 +45,7 @@ func (r chargeListReply) appendJSON(b []byte) []byte {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = appendCharge(b, &r.Charges[i])
+			b = r.Charges[i].AppendJSON(b)
 		}
 		b = append(b, ']')
 	}
@@ -71,241 +68,8 @@ func appendPageInfo(b []byte, p payments.PageInfo) []byte {
 	return append(b, '}')
 }
 
-// appendCharge writes c as encoding/json does.
-func appendCharge(b []byte, c *payments.Charge) []byte {
-	b = appendStringField(b, '{', "status", string(c.Status))
-	b = appendStringField(b, ',', "type", string(c.Type))
-	b = appendIntField(b, "value", c.Value)
-	b = appendStringField(b, ',', "comment", c.Comment)
-	b = appendStringField(b, ',', "correlationID", c.CorrelationID)
-	b = appendStringField(b, ',', "identifier", c.Identifier)
-	b = appendStringField(b, ',', "transactionID", c.TransactionID)
-	b = appendStringField(b, ',', "globalID", c.GlobalID)
-	b = appendStringField(b, ',', "paymentLinkID", c.PaymentLinkID)
-	b = appendStringField(b, ',', "paymentLinkUrl", c.PaymentLinkURL)
-	b = appendStringField(b, ',', "qrCodeImage", c.QRCodeImage)
-	b = appendStringField(b, ',', "brCode", c.BRCode)
-	b = appendStringField(b, ',', "pixKey", c.PixKey)
-	b = append(b, `,"customer":`...)
-	b = appendCustomer(b, c.Customer)
-	b = append(b, `,"additionalInfo":`...)
-	b = appendAdditionalInfo(b, c.AdditionalInfo)
-	b = appendIntField(b, "expiresIn", c.ExpiresIn)
-	b = append(b, `,"expiresDate":`...)
-	b = appendTime(b, c.ExpiresDate)
-	b = appendIntField(b, "fee", c.Fee)
-	if c.DaysForDueDate != 0 {
-		b = appendIntField(b, "daysForDueDate", int64(c.DaysForDueDate))
-	}
-	if c.DaysAfterDueDate != 0 {
-		b = appendIntField(b, "daysAfterDueDate", int64(c.DaysAfterDueDate))
-	}
-	if c.DueDate != nil {
-		b = append(b, `,"dueDate":`...)
-		b = appendTime(b, *c.DueDate)
-	}
-	if c.Interests != nil {
-		b = append(b, `,"interests":{"value":`...)
-		b = strconv.AppendInt(b, c.Interests.Value, 10)
-		b = append(b, '}')
-	}
-	if c.Fines != nil {
-		b = append(b, `,"fines":{"value":`...)
-		b = strconv.AppendInt(b, c.Fines.Value, 10)
-		b = appendStringField(b, ',', "type", string(c.Fines.Type))
-		b = append(b, '}')
-	}
-	if d := c.DiscountSettings; d != nil {
-		b = append(b, `,"discountSettings":`...)
-		b = appendStringField(b, '{', "modality", string(d.Modality))
-		if len(d.DiscountFixedDate) > 0 {
-			b = append(b, `,"discountFixedDate":[`...)
-			for i, t := range d.DiscountFixedDate {
-				if i > 0 {
-					b = append(b, ',')
-				}
-				b = append(b, `{"daysActive":`...)
-				b = strconv.AppendInt(b, int64(t.DaysActive), 10)
-				b = appendIntField(b, "value", t.Value)
-				b = append(b, '}')
-			}
-			b = append(b, ']')
-		}
-		if d.Value != 0 {
-			b = appendIntField(b, "value", d.Value)
-		}
-		b = append(b, '}')
-	}
-	b = appendIntField(b, "discount", c.Discount)
-	b = appendIntField(b, "valueWithDiscount", c.ValueWithDiscount)
-	b = appendIntField(b, "amountDue", c.AmountDue)
-	if c.EnableCashbackPercentage {
-		b = append(b, `,"enableCashbackPercentage":true`...)
-	}
-	if c.EnableCashbackExclusivePercentage {
-		b = append(b, `,"enableCashbackExclusivePercentage":true`...)
-	}
-	if c.Subaccount != "" {
-		b = appendStringField(b, ',', "subaccount", c.Subaccount)
-	}
-	if len(c.Splits) > 0 {
-		b = append(b, `,"splits":[`...)
-		for i, s := range c.Splits {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = append(b, `{"value":`...)
-			b = strconv.AppendInt(b, s.Value, 10)
-			b = appendStringField(b, ',', "pixKey", s.PixKey)
-			b = appendStringField(b, ',', "splitType", string(s.SplitType))
-			b = append(b, '}')
-		}
-		b = append(b, ']')
-	}
-	if c.Subscription != "" {
-		b = appendStringField(b, ',', "subscription", c.Subscription)
-	}
-	if c.PaidAt != nil {
-		b = append(b, `,"paidAt":`...)
-		b = appendTime(b, *c.PaidAt)
-	}
-	if c.PaidValue != 0 {
-		b = appendIntField(b, "paidValue", c.PaidValue)
-	}
-	if c.EndToEndID != "" {
-		b = appendStringField(b, ',', "endToEndId", c.EndToEndID)
-	}
-	b = append(b, `,"createdAt":`...)
-	b = appendTime(b, c.CreatedAt)
-	b = append(b, `,"updatedAt":`...)
-	b = appendTime(b, c.UpdatedAt)
-	p := &c.PaymentMethods.Pix
-	b = append(b, `,"paymentMethods":{"pix":`...)
-	b = appendStringField(b, '{', "method", p.Method)
-	b = appendStringField(b, ',', "transactionID", p.TransactionID)
-	b = appendStringField(b, ',', "identifier", p.Identifier)
-	b = append(b, `,"additionalInfo":`...)
-	b = appendAdditionalInfo(b, p.AdditionalInfo)
-	b = appendIntField(b, "fee", p.Fee)
-	b = appendIntField(b, "value", p.Value)
-	b = appendStringField(b, ',', "status", string(p.Status))
-	b = appendStringField(b, ',', "txId", p.TxID)
-	b = appendStringField(b, ',', "brCode", p.BRCode)
-	b = appendStringField(b, ',', "qrCodeImage", p.QRCodeImage)
-	return append(b, "}}}"...)
-}
-
-func appendCustomer(b []byte, c *payments.Customer) []byte {
-	if c == nil {
-		return append(b, "null"...)
-	}
-	b = appendStringField(b, '{', "name", c.Name)
-	b = appendStringField(b, ',', "email", c.Email)
-	b = appendStringField(b, ',', "phone", c.Phone)
-	if c.TaxID == nil {
-		b = append(b, `,"taxID":null`...)
-	} else {
-		b = append(b, `,"taxID":`...)
-		b = appendStringField(b, '{', "taxID", c.TaxID.TaxID)
-		b = appendStringField(b, ',', "type", string(c.TaxID.Type))
-		b = append(b, '}')
-	}
-	b = appendStringField(b, ',', "correlationID", c.CorrelationID)
-	if a := c.Address; a != nil {
-		b = append(b, `,"address":`...)
-		sep := byte('{')
-		for _, f := range [...]struct{ name, v string }{
-			{"zipcode", a.Zipcode}, {"street", a.Street}, {"number", a.Number}, {"neighborhood", a.Neighborhood},
-			{"city", a.City}, {"state", a.State}, {"complement", a.Complement}, {"country", a.Country},
-		} {
-			if f.v != "" {
-				b = appendStringField(b, sep, f.name, f.v)
-				sep = ','
-			}
-		}
-		if sep == '{' {
-			b = append(b, '{')
-		}
-		b = append(b, '}')
-	}
-	if !c.CreatedAt.IsZero() {
-		b = append(b, `,"createdAt":`...)
-		b = appendTime(b, c.CreatedAt)
-	}
-	if !c.UpdatedAt.IsZero() {
-		b = append(b, `,"updatedAt":`...)
-		b = appendTime(b, c.UpdatedAt)
-	}
-	return append(b, '}')
-}
-
-func appendAdditionalInfo(b []byte, infos []payments.AdditionalInfo) []byte {
-	if infos == nil {
-		return append(b, "null"...)
-	}
-	b = append(b, '[')
-	for i, a := range infos {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = appendStringField(b, '{', "key", a.Key)
-		b = appendStringField(b, ',', "value", a.Value)
-		b = append(b, '}')
-	}
-	return append(b, ']')
-}
-
-// appendStringField writes sep, "name": and s. name is one of ours: plain ASCII.
-func appendStringField(b []byte, sep byte, name, s string) []byte {
-	b = append(b, sep, '"')
-	b = append(b, name...)
-	b = append(b, '"', ':')
-	return appendString(b, s)
-}
-
-// appendIntField writes ,"name":n.
-func appendIntField(b []byte, name string, n int64) []byte {
-	b = append(b, ',', '"')
-	b = append(b, name...)
-	b = append(b, '"', ':')
-	return strconv.AppendInt(b, n, 10)
-}
-
-// appendString writes s as a JSON string. Printable ASCII other than the characters
-// encoding/json escapes (", \ and, for HTML, <, > and &) is copied; any other string is
-// left to encoding/json, so that every escape is exactly its own.
-func appendString(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if !plainJSONByte[s[i]] {
-			j, _ := json.Marshal(s) // a string always encodes
-			return append(b, j...)
-		}
-	}
-	b = append(b, '"')
-	b = append(b, s...)
-	return append(b, '"')
-}
-
-// plainJSONByte marks the bytes appendString copies as they are.
-var plainJSONByte = func() (t [256]bool) {
-	for c := 0x20; c <= 0x7e; c++ {
-		t[c] = c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
-	}
-	return t
-}()
-
-// appendTime writes t as time.Time's MarshalJSON does: RFC 3339 with nanoseconds, quoted.
-// The times it cannot write (a year outside 0-9999, a zone offset of a day or more) are an
-// error there, and a bug here, as for encode.
-func appendTime(b []byte, t time.Time) []byte {
-	if _, off := t.Zone(); t.Year() < 0 || t.Year() > 9999 || off <= -24*60*60 || off >= 24*60*60 {
-		j, err := t.MarshalJSON()
-		if err != nil {
-			panic(fmt.Sprintf("httpadapter: encode time: %v", err))
-		}
-		return append(b, j...)
-	}
-	b = append(b, '"')
-	b = t.AppendFormat(b, time.RFC3339Nano)
-	return append(b, '"')
+// appendJSONString appends s as a JSON string, escaped as encoding/json escapes it.
+func appendJSONString(b []byte, s string) []byte {
+	q, _ := json.Marshal(s) // a string always encodes
+	return append(b, q...)
 }

@@ -442,79 +442,19 @@ func lastComponent(k []byte) (string, error) {
 	return string(bytes.ReplaceAll(body[start:], []byte{0, 0xFF}, []byte{0})), nil
 }
 
-// Record encoding: uvarint-prefixed keys, then index (name, sort) pairs, then the data.
+// Record encoding: the record's meta (store.AppendMeta: its keys and indexes), then the
+// data.
 
 func encodeRecord(r store.Record) []byte {
-	n := len(r.Data) + 16
-	for _, k := range r.Keys {
-		n += len(k) + 4
-	}
-	for _, ix := range r.Indexes {
-		n += len(ix.Name) + len(ix.Sort) + 8
-	}
-	b := make([]byte, 0, n)
-	b = binary.AppendUvarint(b, uint64(len(r.Keys)))
-	for _, k := range r.Keys {
-		b = appendString(b, k)
-	}
-	b = binary.AppendUvarint(b, uint64(len(r.Indexes)))
-	for _, ix := range r.Indexes {
-		b = appendString(b, ix.Name)
-		b = appendString(b, ix.Sort)
-	}
+	b := store.AppendMeta(make([]byte, 0, store.MetaSize(r)+len(r.Data)), r)
 	return append(b, r.Data...)
 }
 
-func appendString(b []byte, s string) []byte {
-	b = binary.AppendUvarint(b, uint64(len(s)))
-	return append(b, s...)
-}
-
-var errCorrupt = errors.New("bolt store: corrupt record")
-
 func decodeRecord(id string, v []byte) (store.Record, error) {
-	r := store.Record{ID: id}
-	d := decoder{b: v}
-	nk := d.uvarint()
-	for i := uint64(0); i < nk && d.err == nil; i++ {
-		r.Keys = append(r.Keys, d.string())
+	r, data, err := store.DecodeMeta(id, v)
+	if err != nil {
+		return store.Record{}, fmt.Errorf("bolt store: record %q: %w", id, err)
 	}
-	ni := d.uvarint()
-	for i := uint64(0); i < ni && d.err == nil; i++ {
-		r.Indexes = append(r.Indexes, store.Index{Name: d.string(), Sort: d.string()})
-	}
-	if d.err != nil {
-		return store.Record{}, errCorrupt
-	}
-	r.Data = bytes.Clone(d.b)
+	r.Data = bytes.Clone(data)
 	return r, nil
-}
-
-type decoder struct {
-	b   []byte
-	err error
-}
-
-func (d *decoder) uvarint() uint64 {
-	if d.err != nil {
-		return 0
-	}
-	v, n := binary.Uvarint(d.b)
-	if n <= 0 {
-		d.err = errCorrupt
-		return 0
-	}
-	d.b = d.b[n:]
-	return v
-}
-
-func (d *decoder) string() string {
-	n := d.uvarint()
-	if d.err != nil || n > uint64(len(d.b)) {
-		d.err = errCorrupt
-		return ""
-	}
-	s := string(d.b[:n])
-	d.b = d.b[n:]
-	return s
 }

@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"sync"
@@ -132,17 +131,23 @@ func (t *tx) current(collection, company, id string, keys []string) (old store.R
 	return old, ok, taken, nil
 }
 
-func (t *tx) Insert(collection, company string, r store.Record) error {
+// write starts a write of r: it checks the transaction and the record, and reads what
+// stands at r's id and keys now (see current).
+func (t *tx) write(collection, company string, r store.Record) (old store.Record, exists bool, taken string, err error) {
 	if !t.writable {
-		return errReadOnly
+		return old, false, "", errReadOnly
 	}
 	if err := r.Check(); err != nil {
-		return err
+		return old, false, "", err
 	}
 	if err := t.begin(company); err != nil {
-		return err
+		return old, false, "", err
 	}
-	_, exists, taken, err := t.current(collection, company, r.ID, r.Keys)
+	return t.current(collection, company, r.ID, r.Keys)
+}
+
+func (t *tx) Insert(collection, company string, r store.Record) error {
+	_, exists, taken, err := t.write(collection, company, r)
 	switch {
 	case err != nil:
 		return err
@@ -160,16 +165,7 @@ func (t *tx) Insert(collection, company string, r store.Record) error {
 }
 
 func (t *tx) Put(collection, company string, r store.Record) error {
-	if !t.writable {
-		return errReadOnly
-	}
-	if err := r.Check(); err != nil {
-		return err
-	}
-	if err := t.begin(company); err != nil {
-		return err
-	}
-	old, exists, taken, err := t.current(collection, company, r.ID, r.Keys)
+	old, exists, taken, err := t.write(collection, company, r)
 	switch {
 	case err != nil:
 		return err
@@ -364,71 +360,20 @@ func (t *tx) Next(collection, company, counter string) (uint64, error) {
 	return uint64(n), nil
 }
 
-// Meta encoding: uvarint-prefixed keys, then index (name, sort) pairs, as store/bolt.
+// Meta encoding: store.AppendMeta, as store/bolt writes in front of the data.
 
 func encodeMeta(r store.Record) []byte {
-	var b []byte
-	b = binary.AppendUvarint(b, uint64(len(r.Keys)))
-	for _, k := range r.Keys {
-		b = appendString(b, k)
-	}
-	b = binary.AppendUvarint(b, uint64(len(r.Indexes)))
-	for _, ix := range r.Indexes {
-		b = appendString(b, ix.Name)
-		b = appendString(b, ix.Sort)
-	}
-	return b
+	return store.AppendMeta(make([]byte, 0, store.MetaSize(r)), r)
 }
-
-func appendString(b []byte, s string) []byte {
-	b = binary.AppendUvarint(b, uint64(len(s)))
-	return append(b, s...)
-}
-
-var errCorrupt = errors.New("postgres store: corrupt record meta")
 
 func decodeRecord(id string, meta, data []byte) (store.Record, error) {
-	r := store.Record{ID: id, Data: data}
-	d := decoder{b: meta}
-	nk := d.uvarint()
-	for i := uint64(0); i < nk && d.err == nil; i++ {
-		r.Keys = append(r.Keys, d.string())
+	r, rest, err := store.DecodeMeta(id, meta)
+	if err == nil && len(rest) > 0 {
+		err = store.ErrCorruptMeta
 	}
-	ni := d.uvarint()
-	for i := uint64(0); i < ni && d.err == nil; i++ {
-		r.Indexes = append(r.Indexes, store.Index{Name: d.string(), Sort: d.string()})
+	if err != nil {
+		return store.Record{}, fmt.Errorf("postgres store: record %q: %w", id, err)
 	}
-	if d.err != nil {
-		return store.Record{}, errCorrupt
-	}
+	r.Data = data
 	return r, nil
-}
-
-type decoder struct {
-	b   []byte
-	err error
-}
-
-func (d *decoder) uvarint() uint64 {
-	if d.err != nil {
-		return 0
-	}
-	v, n := binary.Uvarint(d.b)
-	if n <= 0 {
-		d.err = errCorrupt
-		return 0
-	}
-	d.b = d.b[n:]
-	return v
-}
-
-func (d *decoder) string() string {
-	n := d.uvarint()
-	if d.err != nil || n > uint64(len(d.b)) {
-		d.err = errCorrupt
-		return ""
-	}
-	s := string(d.b[:n])
-	d.b = d.b[n:]
-	return s
 }

@@ -43,19 +43,7 @@ var (
 // alone until it ends; it skips t when the variable is not set.
 func URL(t testing.TB) string {
 	t.Helper()
-	base := os.Getenv(EnvURL)
-	if base == "" {
-		t.Skipf("PostgreSQL tests skipped: set %s (e.g. postgres://postgres@127.0.0.1:5432/test) to run them", EnvURL)
-	}
-	u, err := url.Parse(base)
-	if err != nil {
-		t.Fatalf("pgtest: %s: %v", EnvURL, err)
-	}
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, base)
-	if err != nil {
-		t.Fatalf("pgtest: connect to %s: %v", EnvURL, err)
-	}
+	base, conn := connect(t)
 	defer conn.Close(ctx)
 	schema, err := take(ctx, conn)
 	if err != nil {
@@ -66,29 +54,14 @@ func URL(t testing.TB) string {
 		defer mu.Unlock()
 		free = append(free, schema)
 	})
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-	return u.String()
+	return withSchema(t, base, schema)
 }
 
 // FreshURL is URL with a schema never used before, dropped when t ends: for tests of
 // what happens on an empty database (migrations).
 func FreshURL(t testing.TB) string {
 	t.Helper()
-	base := os.Getenv(EnvURL)
-	if base == "" {
-		t.Skipf("PostgreSQL tests skipped: set %s (e.g. postgres://postgres@127.0.0.1:5432/test) to run them", EnvURL)
-	}
-	u, err := url.Parse(base)
-	if err != nil {
-		t.Fatalf("pgtest: %s: %v", EnvURL, err)
-	}
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, base)
-	if err != nil {
-		t.Fatalf("pgtest: connect to %s: %v", EnvURL, err)
-	}
+	base, conn := connect(t)
 	defer conn.Close(ctx)
 	mu.Lock()
 	counter++
@@ -108,6 +81,33 @@ func FreshURL(t testing.TB) string {
 			t.Errorf("pgtest: drop schema %s: %v", schema, err)
 		}
 	})
+	return withSchema(t, base, schema)
+}
+
+var ctx = context.Background()
+
+// connect connects to the server of PAYMENTS_POSTGRES_URL, and skips t when the variable
+// is not set.
+func connect(t testing.TB) (string, *pgx.Conn) {
+	t.Helper()
+	base := os.Getenv(EnvURL)
+	if base == "" {
+		t.Skipf("PostgreSQL tests skipped: set %s (e.g. postgres://postgres@127.0.0.1:5432/test) to run them", EnvURL)
+	}
+	conn, err := pgx.Connect(ctx, base)
+	if err != nil {
+		t.Fatalf("pgtest: connect to %s: %v", EnvURL, err)
+	}
+	return base, conn
+}
+
+// withSchema is base with its search_path set to schema.
+func withSchema(t testing.TB, base, schema string) string {
+	t.Helper()
+	u, err := url.Parse(base)
+	if err != nil {
+		t.Fatalf("pgtest: %s: %v", EnvURL, err)
+	}
 	q := u.Query()
 	q.Set("search_path", schema)
 	u.RawQuery = q.Encode()
