@@ -255,7 +255,7 @@ func (t *txn) createCharge(p CreateChargeParams) (Charge, error) {
 		}
 		return Charge{}, err
 	}
-	if err := t.schedule(dueExpiry, c.ID, c.ExpiresDate, true); err != nil {
+	if err := t.scheduleExpiry(c.ExpiresDate); err != nil {
 		return Charge{}, err
 	}
 	if err := t.addChargeLink(c); err != nil { // the public QR image, and how the company finds it
@@ -702,13 +702,7 @@ func (t *txn) chargeByID(id string) (Charge, error) {
 // saved.
 func (t *txn) saveCharge(c *Charge) error {
 	c.UpdatedAt = t.now
-	if err := t.put(collCharges, c.ID, "charge", *c, c.keys(), c.indexes()); err != nil {
-		return err
-	}
-	if c.Status != ChargeActive {
-		return t.unschedule(dueExpiry, c.ID)
-	}
-	return nil
+	return t.put(collCharges, c.ID, "charge", *c, c.keys(), c.indexes())
 }
 
 // ListCharges returns charges newest first, with the status a read shows now: a charge past
@@ -774,9 +768,6 @@ func (s *Service) DeleteCharge(ctx context.Context, id string) error {
 		if err := t.removePaymentLink(c.PaymentLinkID); err != nil {
 			return err
 		}
-		if err := t.unschedule(dueExpiry, c.ID); err != nil {
-			return err
-		}
 		return storeErr(t.tx.Delete(collCharges, t.company, c.ID), "charge")
 	})
 }
@@ -806,29 +797,40 @@ func (s *Service) ExpireCharges(ctx context.Context) (int, error) {
 		}
 		n := 0
 		err = s.update(ctx, func(t *txn) error {
-			n = 0 // afresh on every run: the store may run this function again
-			due, _, err := t.dueCharges(expireBatch)
-			if err != nil {
-				return err
-			}
-			for _, c := range due {
-				c.Status = ChargeExpired
-				if err := t.saveCharge(&c); err != nil {
-					return err
-				}
-				t.present(&c)
-				if err := t.emitCharge(EventChargeExpired, c); err != nil {
-					return err
-				}
-			}
-			n = len(due)
-			return nil
+			var err error
+			n, err = t.expireCharges(expireBatch) // afresh on every run: the store may run this again
+			return err
 		})
 		total += n
 		if err != nil || n < expireBatch {
 			return total, err
 		}
 	}
+}
+
+// expireCharges records EXPIRED, with its event, each of up to limit ACTIVE charges of
+// the company whose expiry time is not after now, earliest first, and returns how many.
+func (t *txn) expireCharges(limit int) (int, error) {
+	due, _, err := t.dueCharges(limit)
+	if err != nil {
+		return 0, err
+	}
+	for _, c := range due {
+		if err := t.expireCharge(c); err != nil {
+			return 0, err
+		}
+	}
+	return len(due), nil
+}
+
+// expireCharge records the ACTIVE charge c, whose time is up, EXPIRED, with its event.
+func (t *txn) expireCharge(c Charge) error {
+	c.Status = ChargeExpired
+	if err := t.saveCharge(&c); err != nil {
+		return err
+	}
+	t.present(&c)
+	return t.emitCharge(EventChargeExpired, c)
 }
 
 // dueCharges returns ACTIVE charges whose expiry time is not after now.

@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/pixfoundry/payments/store"
@@ -15,8 +17,16 @@ const duePage = 100
 // The due queue is a collection of the system space with one entry per thing the clock
 // will make due, in every company, ordered by due time (then company, kind and id):
 //
-//   - dueExpiry: an ACTIVE charge, at its expiry time. The entry is written with the
-//     charge and goes when the charge is paid, deleted or expired (saveCharge, DeleteCharge).
+//   - dueExpiries: a company's ACTIVE charges, one entry per company, at the earliest expiry
+//     among them or before it. Creating a charge moves the entry earlier when the charge
+//     expires first (scheduleExpiry); a charge paid or deleted leaves it as it is, early.
+//     Handling it records EXPIRED the charges whose time is up, through the company's
+//     expiry index of charges, and moves it to the next ACTIVE charge's expiry, or drops
+//     it when there is none (expireCompany). One entry per company instead of one per
+//     charge keeps a charge's creation, payment and deletion off the queue.
+//   - dueExpiry: one ACTIVE charge, at its expiry time: what versions before dueExpiries
+//     wrote for each charge. Such an entry is still handled when due (expireDue), so a
+//     database upgraded in place loses none.
 //   - dueSubscription: an ACTIVE subscription, at the start of its next period. The entry
 //     moves to the next period when a period's charge is generated, and goes on cancel.
 //
@@ -28,8 +38,13 @@ const duePage = 100
 const (
 	collDueQueue = "due_queue"
 
+	dueExpiries     = "expiries"
 	dueExpiry       = "expiry"
 	dueSubscription = "subscription"
+
+	// dueExpireBatch is how many charges of one company a due pass records EXPIRED per
+	// transaction; a company with more goes round again (runDue).
+	dueExpireBatch = 500
 
 	// dueQueuePage is how many entries the pass handles per transaction.
 	dueQueuePage = 100
@@ -44,12 +59,15 @@ type dueEntry struct {
 
 func dueEntryID(kind, company, id string) string { return kind + "|" + company + "|" + id }
 
+// dueSort is the due index's sort of the entry eid due at at.
+func dueSort(at time.Time, eid string) string { return sortTime(at) + "|" + eid }
+
 // schedule puts the entry of (kind, id) of this company at time at; isNew says it has none
 // yet (one store call instead of two).
 func (t *txn) schedule(kind, id string, at time.Time, isNew bool) error {
 	eid := dueEntryID(kind, t.company, id)
 	r, err := encode(eid, dueEntry{Kind: kind, Company: t.company, ID: id}, nil,
-		[]store.Index{{Name: indexDue, Sort: sortTime(at) + "|" + eid}})
+		[]store.Index{{Name: indexDue, Sort: dueSort(at, eid)}})
 	if err != nil {
 		return err
 	}
@@ -109,6 +127,19 @@ func (s *Service) RunDue(ctx context.Context) error {
 // can be read, and its charges prepared (prepareDue), while this one commits.
 func (s *Service) runDue(ctx context.Context) error {
 	to := sortTime(s.now()) + "~" // every entry due at or before now ('~' sorts after '|')
+	for {
+		var again atomic.Bool
+		if err := s.dueSweep(ctx, to, &again); err != nil || !again.Load() {
+			return err
+		}
+	}
+}
+
+// dueSweep is one walk of runDue through the due queue up to to. It sets again when an
+// entry it handled is left due still, behind the walk (a company with more charges to
+// expire than one transaction records): runDue then walks again, and each walk records
+// more, so the walks end.
+func (s *Service) dueSweep(ctx context.Context, to string, again *atomic.Bool) error {
 	var first error
 	next := s.loadDuePage(ctx, "", to)
 	for {
@@ -118,7 +149,7 @@ func (s *Service) runDue(ctx context.Context) error {
 		}
 		next = s.loadDuePage(ctx, pg.last+"\x00", to)
 		err := s.updateAt(ctx, pg.now, func(t *txn) error {
-			t.preps = pg.preps
+			t.preps, t.dueAgain = pg.preps, again
 			return t.handleDue(pg.entries...)
 		})
 		if err == nil {
@@ -129,7 +160,7 @@ func (s *Service) runDue(ctx context.Context) error {
 				<-next
 				return internal(err)
 			}
-			if err := s.update(ctx, func(t *txn) error { return t.handleDue(e) }); err != nil {
+			if err := s.update(ctx, func(t *txn) error { t.dueAgain = again; return t.handleDue(e) }); err != nil {
 				s.core.log.Error("due work failed", "company", e.Company, "kind", e.Kind, "id", e.ID, "err", err)
 				first = cmp.Or(first, err)
 			}
@@ -180,9 +211,11 @@ func (s *Service) loadDuePage(ctx context.Context, from, to string) <-chan dueBa
 // handleDue does the work of due entries, each in the company it names, in t.
 func (t *txn) handleDue(entries ...dueEntry) error {
 	for _, e := range entries {
-		co := &txn{svc: &Service{core: t.svc.core, company: e.Company}, tx: t.tx, company: e.Company, now: t.now, preps: t.preps}
+		co := &txn{svc: &Service{core: t.svc.core, company: e.Company}, tx: t.tx, company: e.Company, now: t.now, preps: t.preps, dueAgain: t.dueAgain}
 		var err error
 		switch e.Kind {
+		case dueExpiries:
+			err = co.expireCompany()
 		case dueExpiry:
 			err = co.expireDue(e.ID)
 		case dueSubscription:
@@ -198,26 +231,67 @@ func (t *txn) handleDue(entries ...dueEntry) error {
 	return nil
 }
 
-// expireDue records the charge id EXPIRED, with its event, if it is ACTIVE and its time
-// is up; otherwise it drops or moves its entry.
+// scheduleExpiry makes the company's expiries entry due no later than at, the expiry of
+// a new ACTIVE charge: it reads the entry and writes it only when there is none or it is
+// due later.
+func (t *txn) scheduleExpiry(at time.Time) error {
+	eid := dueEntryID(dueExpiries, t.company, "")
+	r, err := t.tx.Get(collDueQueue, systemSpace, eid)
+	if ok, err := found(storeErr(err, "due entry")); err != nil {
+		return err
+	} else if !ok {
+		return t.schedule(dueExpiries, "", at, true)
+	}
+	if sort, ok := sortIn(r, indexDue); ok && sort <= dueSort(at, eid) {
+		return nil
+	}
+	return t.schedule(dueExpiries, "", at, false)
+}
+
+// expireCompany handles the company's expiries entry: it records EXPIRED, with their
+// events, up to dueExpireBatch of its ACTIVE charges whose time is up, and moves the entry
+// to the expiry of the first ACTIVE charge left, or drops it when there is none. When a
+// full batch was recorded the entry may still be due; the pass then goes round again.
+func (t *txn) expireCompany() error {
+	n, err := t.expireCharges(dueExpireBatch)
+	if err != nil {
+		return err
+	}
+	p, err := t.tx.List(collCharges, t.company, store.Query{Index: indexExpiry, Limit: 1})
+	if err != nil {
+		return internal(err)
+	}
+	if len(p.Records) == 0 {
+		return t.unschedule(dueExpiries, "")
+	}
+	sort, _ := sortIn(p.Records[0], indexExpiry)
+	at, err := time.Parse(sortTimeLayout, sort)
+	if err != nil {
+		return internal(fmt.Errorf("charge %s: expiry sort %q: %w", p.Records[0].ID, sort, err))
+	}
+	if again := t.dueAgain; n == dueExpireBatch && again != nil {
+		t.after(func(context.Context) { again.Store(true) })
+	}
+	return t.schedule(dueExpiries, "", at, false)
+}
+
+// expireDue handles an entry of the older kind, for the one charge id: it records the
+// charge EXPIRED, with its event, if it is ACTIVE and its time is up; otherwise it drops
+// the entry, leaving a charge still to expire to its company's expiries entry.
 func (t *txn) expireDue(id string) error {
+	if err := t.unschedule(dueExpiry, id); err != nil {
+		return err
+	}
 	var c Charge
 	err := t.get(collCharges, id, "charge", &c) // as stored: a read would show it EXPIRED
-	if ok, err := found(err); err != nil {
+	if ok, err := found(err); err != nil || !ok || c.Status != ChargeActive {
 		return err
-	} else if !ok || c.Status != ChargeActive {
-		return t.unschedule(dueExpiry, id)
 	}
 	c.ID = id
 	if c.ExpiresDate.After(t.now) {
-		return t.schedule(dueExpiry, id, c.ExpiresDate, false)
+		return t.scheduleExpiry(c.ExpiresDate)
 	}
-	c.Status = ChargeExpired
-	if err := t.saveCharge(&c); err != nil { // drops the entry
-		return err
-	}
-	t.present(&c)
-	return t.emitCharge(EventChargeExpired, c)
+	return t.expireCharge(c)
 }
 
 // migrateDue gives every ACTIVE charge of every company its due-queue entry, once per
@@ -226,12 +300,15 @@ func (s *Service) migrateDue(ctx context.Context) error {
 	return s.migrateOnce(ctx, migrationDue1, func(co *Service) error { return co.scheduleActiveCharges(ctx) })
 }
 
-// scheduleActiveCharges puts every ACTIVE charge of the company in the due queue at its
-// expiry time, through the charges' expiry index, a batch per transaction. It pages by
-// skip (the index does not change meanwhile, and this runs once per database).
+// scheduleActiveCharges puts the company's expiries entry in the due queue at the expiry
+// of its first ACTIVE charge, if it has one.
 func (s *Service) scheduleActiveCharges(ctx context.Context) error {
-	return s.eachChargeBatch(ctx, indexExpiry, func(t *txn, id string, c *Charge) error {
-		return t.schedule(dueExpiry, id, c.ExpiresDate, false)
+	return s.update(ctx, func(t *txn) error {
+		cs, _, err := list(t, collCharges, store.Query{Index: indexExpiry, Limit: 1}, func(c *Charge, id string) { c.ID = id })
+		if err != nil || len(cs) == 0 {
+			return err
+		}
+		return t.scheduleExpiry(cs[0].ExpiresDate)
 	})
 }
 

@@ -12,9 +12,10 @@ import (
 	"github.com/pixfoundry/payments/store/memory"
 )
 
-// TestMigrateDue: ACTIVE charges of a version without the due queue (no entries) get their
-// entries when the database is opened, in every company and past a batch, and the pass
-// expires them once; charges already final get none.
+// TestMigrateDue: ACTIVE charges of a version without the due queue (no entries) get
+// their company's expiries entry when the database is opened, in every company, and the
+// pass expires them once, more than one transaction's batch of them; charges already
+// final are not expired.
 func TestMigrateDue(t *testing.T) {
 	is := is.New(t)
 	ctx := context.Background()
@@ -59,7 +60,7 @@ func TestMigrateDue(t *testing.T) {
 	is.NoErr(err)
 	is.NoErr(svc.view(ctx, func(t *txn) error {
 		p, err := t.tx.List(collDueQueue, systemSpace, store.Query{Index: indexDue})
-		is.Equal(p.Total, n+1) // every ACTIVE charge, of both companies; not the deleted one
+		is.Equal(p.Total, 2) // one expiries entry per company with ACTIVE charges
 		return err
 	}))
 	is.NoErr(svc.RunDue(ctx))
@@ -91,42 +92,111 @@ func countEventsOf(t *testing.T, svc *Service, name string) int {
 	}
 }
 
-// TestDueQueue_Entries: an ACTIVE charge has one entry, which goes when it is paid,
-// deleted or expired; a subscription's goes when it is canceled.
+// TestDueQueue_Entries: a company with ACTIVE charges has one expiries entry, at the
+// earliest expiry: a new charge moves it earlier, never later; a charge paid or deleted
+// leaves it early, and the pass then moves it to the next expiry, and drops it when no
+// ACTIVE charge is left. A subscription's entry goes when it is canceled.
 func TestDueQueue_Entries(t *testing.T) {
 	is := is.New(t)
 	ctx := context.Background()
 	clock := NewManualClock(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC))
 	svc, err := New(memory.New(), Options{Clock: clock})
 	is.NoErr(err)
-	entries := func() int {
-		n := 0
+	due := func() []string { // the entries, each as "kind at", in due order
+		var out []string
 		is.NoErr(svc.view(ctx, func(t *txn) error {
-			p, err := t.tx.List(collDueQueue, systemSpace, store.Query{Index: indexDue})
-			n = p.Total
+			p, err := t.tx.List(collDueQueue, systemSpace, store.Query{Index: indexDue, Limit: 10})
+			for _, r := range p.Records {
+				var e dueEntry
+				is.NoErr(decode(r, &e))
+				sort, _ := sortIn(r, indexDue)
+				out = append(out, e.Kind+" "+sort[:len(sortTimeLayout)])
+			}
 			return err
 		}))
-		return n
+		return out
 	}
+	at := func(d time.Duration) string { return sortTime(clock.Now().Add(d)) }
 	var cs []Charge
-	for i := range 3 {
-		c, err := svc.CreateCharge(ctx, CreateChargeParams{CorrelationID: fmt.Sprint("c", i), Value: 100})
+	for i, expiresIn := range []int64{7200, 3600, 10800} {
+		c, err := svc.CreateCharge(ctx, CreateChargeParams{CorrelationID: fmt.Sprint("c", i), Value: 100, ExpiresIn: expiresIn})
+		is.NoErr(err)
+		cs = append(cs, c)
+		if i == 0 {
+			is.Equal(due(), []string{"expiries " + at(2*time.Hour)}) // the company's entry, at its charge's expiry
+		}
+	}
+	is.Equal(due(), []string{"expiries " + at(time.Hour)}) // moved to the earliest expiry, not later
+	sub, err := svc.CreateSubscription(ctx, CreateSubscriptionParams{Value: 100, Customer: &CreateCustomerParams{Name: "Ana", Email: "ana@example.com"}})
+	is.NoErr(err)
+	is.Equal(len(due()), 2) // and the subscription's
+	_, err = svc.CancelSubscription(ctx, sub.GlobalID)
+	is.NoErr(err)
+	is.Equal(due(), []string{"expiries " + at(time.Hour)}) // canceled: gone
+
+	_, err = svc.ReceivePix(ctx, ReceivePixParams{EndToEndID: "E99999999202611221200000000001", Value: 100, TxID: cs[1].Identifier})
+	is.NoErr(err)
+	is.Equal(due(), []string{"expiries " + at(time.Hour)}) // the earliest was paid: the entry stays, early
+	clock.Advance(time.Hour)
+	is.NoErr(svc.RunDue(ctx))
+	is.Equal(due(), []string{"expiries " + at(time.Hour)}) // due with nothing to expire: moved to the next expiry
+	is.Equal(countEventsOf(t, svc, EventChargeExpired), 0) // and nothing recorded
+	is.NoErr(svc.DeleteCharge(ctx, "c2"))
+	clock.Advance(time.Hour)
+	is.NoErr(svc.RunDue(ctx))
+	is.Equal(len(due()), 0)                                // the last ACTIVE charge expired: gone
+	is.Equal(countEventsOf(t, svc, EventChargeExpired), 1) // only the ACTIVE one, once
+	c, err := svc.GetCharge(ctx, "c0")
+	is.NoErr(err)
+	is.Equal(c.Status, ChargeExpired)
+}
+
+// TestDueQueue_OldEntries: entries of the kind versions before the expiries entry wrote,
+// one per charge, are still handled: a due one expires its charge once, one of a paid
+// charge is dropped, and one not due yet hands its charge to the company's entry.
+func TestDueQueue_OldEntries(t *testing.T) {
+	is := is.New(t)
+	ctx := context.Background()
+	clock := NewManualClock(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC))
+	svc, err := New(memory.New(), Options{Clock: clock})
+	is.NoErr(err)
+	var cs []Charge
+	for i, expiresIn := range []int64{3600, 3600, 7200} {
+		c, err := svc.CreateCharge(ctx, CreateChargeParams{CorrelationID: fmt.Sprint("c", i), Value: 100, ExpiresIn: expiresIn})
 		is.NoErr(err)
 		cs = append(cs, c)
 	}
-	sub, err := svc.CreateSubscription(ctx, CreateSubscriptionParams{Value: 100, Customer: &CreateCustomerParams{Name: "Ana", Email: "ana@example.com"}})
+	_, err = svc.ReceivePix(ctx, ReceivePixParams{EndToEndID: "E99999999202611221200000000001", Value: 100, TxID: cs[1].Identifier})
 	is.NoErr(err)
-	is.Equal(entries(), 4) // one per ACTIVE charge and subscription
-	_, err = svc.ReceivePix(ctx, ReceivePixParams{EndToEndID: "E99999999202611221200000000001", Value: 100, TxID: cs[0].Identifier})
-	is.NoErr(err)
-	is.Equal(entries(), 3) // paid: gone
-	is.NoErr(svc.DeleteCharge(ctx, "c1"))
-	is.Equal(entries(), 2) // deleted: gone
-	_, err = svc.CancelSubscription(ctx, sub.GlobalID)
-	is.NoErr(err)
-	is.Equal(entries(), 1) // canceled: gone
-	clock.Advance(25 * time.Hour)
+	// What an older version left: an entry per charge, no expiries entry.
+	is.NoErr(svc.update(ctx, func(t *txn) error {
+		if err := t.unschedule(dueExpiries, ""); err != nil {
+			return err
+		}
+		for _, c := range cs {
+			if err := t.schedule(dueExpiry, c.ID, cs[0].ExpiresDate, true); err != nil { // c2's early
+
+				return err
+			}
+		}
+		return nil
+	}))
+	clock.Advance(time.Hour)
 	is.NoErr(svc.RunDue(ctx))
-	is.Equal(entries(), 0)                                 // expired: gone
-	is.Equal(countEventsOf(t, svc, EventChargeExpired), 1) // only the ACTIVE one expired
+	is.Equal(countEventsOf(t, svc, EventChargeExpired), 1) // the due one
+	var kinds []string
+	is.NoErr(svc.view(ctx, func(t *txn) error {
+		p, err := t.tx.List(collDueQueue, systemSpace, store.Query{Index: indexDue, Limit: 10})
+		for _, r := range p.Records {
+			var e dueEntry
+			is.NoErr(decode(r, &e))
+			kinds = append(kinds, e.Kind)
+		}
+		return err
+	}))
+	is.Equal(kinds, []string{dueExpiries}) // the old entries are gone; c2 is the company's entry's now
+	clock.Advance(time.Hour)
+	is.NoErr(svc.RunDue(ctx))
+	is.NoErr(svc.RunDue(ctx))
+	is.Equal(countEventsOf(t, svc, EventChargeExpired), 2) // c2 too, once
 }

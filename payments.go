@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 	"strings"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -185,6 +186,9 @@ type txn struct {
 	afterCommit []func(context.Context)
 	// preps are charges the due pass prepared before the transaction (prepare.go); read only.
 	preps map[prepKey]*chargePrep
+	// dueAgain, set by the due pass, is set after the commit when the pass must go round
+	// again (expireCompany); nil elsewhere, where nothing reads it.
+	dueAgain *atomic.Bool
 }
 
 // newID is a new record id: a 24-hex id shaped like the real API's, from the id source.
@@ -310,8 +314,11 @@ func list[T any](t *txn, collection string, q store.Query, setID func(*T, string
 
 // sortTime formats t so that bytewise order is time order (fixed width, UTC).
 func sortTime(t time.Time) string {
-	return t.UTC().Format("2006-01-02T15:04:05.000000000Z")
+	return t.UTC().Format(sortTimeLayout)
 }
+
+// sortTimeLayout is the fixed-width layout of sortTime, whose bytewise order is time order.
+const sortTimeLayout = "2006-01-02T15:04:05.000000000Z"
 
 // Index names shared by every collection.
 const (

@@ -10,6 +10,7 @@
 #
 #   bash bench/load.sh                       # 5 s per measurement, 3 runs
 #   DURATION=10s RUNS=5 CONNS=64 bash bench/load.sh
+#   CASES=get_charge CONNS=64 bash bench/load.sh   # one case
 #
 # Everything runs on 127.0.0.1; the servers and the database live in a temporary directory
 # and are removed at the end.
@@ -18,6 +19,7 @@ cd "$(dirname "$0")/.."
 DURATION="${DURATION:-5s}"
 CONNS="${CONNS:-1 16 64}"
 RUNS="${RUNS:-3}"
+CASES="${CASES:-create_charge get_charge}"
 
 if ! command -v wrk >/dev/null; then
   echo "installing wrk (Debian package)" >&2
@@ -88,7 +90,7 @@ median() { sort -g | awk '{v[NR]=$1} END {if (NR%2) print v[(NR+1)/2]; else prin
 echo "runs=$RUNS duration=$DURATION per measurement; medians; ratio = server/bare requests/s (min-max over runs);"
 echo "cpu µs/req = CPU time of the serving process per request; cpu ratio = bare/server CPU per request"
 printf '%-13s %5s %11s %9s %9s %11s %7s %11s %9s %9s %9s\n' case conns "server r/s" p50 p99 "bare r/s" ratio "ratio range" "srv µs" "bare µs" "cpu ratio"
-for script in create_charge get_charge; do
+for script in $CASES; do
   for c in $CONNS; do
     : >"$tmp/runs"
     for _ in $(seq 1 "$RUNS"); do

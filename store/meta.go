@@ -3,6 +3,7 @@ package store
 import (
 	"encoding/binary"
 	"errors"
+	"unsafe"
 )
 
 // The record meta encoding the drivers share (store/bolt in front of the data,
@@ -41,13 +42,29 @@ func MetaSize(r Record) int {
 // DecodeMeta reads what AppendMeta wrote at the start of b into a Record with id, and
 // returns the bytes after it. The Record's Data is left empty.
 func DecodeMeta(id string, b []byte) (Record, []byte, error) {
+	return decodeMeta(id, metaDecoder{b: b})
+}
+
+// DecodeMetaOwned is DecodeMeta for bytes the caller owns and never changes afterwards:
+// the keys and sorts it returns share b's memory instead of each being copied, so that a
+// read costs one copy of the record, not one per key.
+func DecodeMetaOwned(id string, b []byte) (Record, []byte, error) {
+	return decodeMeta(id, metaDecoder{b: b, alias: true})
+}
+
+func decodeMeta(id string, d metaDecoder) (Record, []byte, error) {
 	r := Record{ID: id}
-	d := metaDecoder{b: b}
 	nk := d.uvarint()
+	if nk > 0 && nk <= uint64(len(d.b)) {
+		r.Keys = make([]string, 0, nk)
+	}
 	for i := uint64(0); i < nk && d.err == nil; i++ {
 		r.Keys = append(r.Keys, d.string())
 	}
 	ni := d.uvarint()
+	if ni > 0 && ni <= uint64(len(d.b)) {
+		r.Indexes = make([]Index, 0, ni)
+	}
 	for i := uint64(0); i < ni && d.err == nil; i++ {
 		r.Indexes = append(r.Indexes, Index{Name: d.string(), Sort: d.string()})
 	}
@@ -63,8 +80,9 @@ func appendString(b []byte, s string) []byte {
 }
 
 type metaDecoder struct {
-	b   []byte
-	err error
+	b     []byte
+	err   error
+	alias bool // strings share b (DecodeMetaOwned)
 }
 
 func (d *metaDecoder) uvarint() uint64 {
@@ -86,7 +104,14 @@ func (d *metaDecoder) string() string {
 		d.err = ErrCorruptMeta
 		return ""
 	}
-	s := string(d.b[:n])
+	var s string
+	switch {
+	case n == 0:
+	case d.alias:
+		s = unsafe.String(&d.b[0], n)
+	default:
+		s = string(d.b[:n])
+	}
 	d.b = d.b[n:]
 	return s
 }

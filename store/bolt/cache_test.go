@@ -1,0 +1,84 @@
+package bolt_test
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"testing"
+
+	"github.com/matryer/is"
+
+	"github.com/pixfoundry/payments/store"
+	"github.com/pixfoundry/payments/store/bolt"
+)
+
+// Calls that share a group commit read what the calls before them wrote, though a read
+// of the same record earlier in the batch is cached: concurrent read-increment-writes of
+// one record lose no increment, a record replaced under a new unique key is found by the
+// new key and not the old, and a deleted one is gone.
+func TestGroupCommit_ReadsSeeEarlierWrites(t *testing.T) {
+	is := is.New(t)
+	ctx := context.Background()
+	s, err := bolt.Open(filepath.Join(t.TempDir(), "test.db"))
+	is.NoErr(err)
+	defer s.Close()
+	put := func(tx store.Tx, n int, insert bool) error {
+		r := store.Record{ID: "x", Data: []byte(strconv.Itoa(n)), Keys: []string{"n:" + strconv.Itoa(n)}}
+		if insert {
+			return tx.Insert("c", "co", r)
+		}
+		return tx.Put("c", "co", r)
+	}
+	is.NoErr(s.Update(ctx, func(tx store.Tx) error { return put(tx, 0, true) }))
+
+	const calls = 300
+	var wg sync.WaitGroup
+	for range calls {
+		wg.Go(func() {
+			err := s.Update(ctx, func(tx store.Tx) error {
+				r, err := tx.Get("c", "co", "x")
+				if err != nil {
+					return err
+				}
+				n, _ := strconv.Atoi(string(r.Data))
+				if _, err := tx.GetByKey("c", "co", "n:"+strconv.Itoa(n)); err != nil {
+					return err // the current key finds it
+				}
+				if err := put(tx, n+1, false); err != nil {
+					return err
+				}
+				if _, err := tx.GetByKey("c", "co", "n:"+strconv.Itoa(n)); !errors.Is(err, store.ErrNotFound) {
+					return errors.New("the old key still finds the record")
+				}
+				r, err = tx.Get("c", "co", "x")
+				if err != nil || string(r.Data) != strconv.Itoa(n+1) {
+					return errors.New("a read after the write does not see it")
+				}
+				return nil
+			})
+			if err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	is.NoErr(s.View(ctx, func(tx store.Tx) error {
+		r, err := tx.Get("c", "co", "x")
+		is.Equal(string(r.Data), strconv.Itoa(calls)) // every increment
+		return err
+	}))
+
+	is.NoErr(s.Update(ctx, func(tx store.Tx) error {
+		if _, err := tx.Get("c", "co", "x"); err != nil {
+			return err
+		}
+		if err := tx.Delete("c", "co", "x"); err != nil {
+			return err
+		}
+		_, err := tx.Get("c", "co", "x")
+		is.True(errors.Is(err, store.ErrNotFound)) // deleted: gone, though read before
+		return nil
+	}))
+}
