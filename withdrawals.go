@@ -89,21 +89,49 @@ type AccountWithdrawal struct {
 	Transaction Transaction
 }
 
+// WithdrawOptions are the optional parts of a withdrawal.
+type WithdrawOptions struct {
+	// CorrelationID makes a withdrawal safe to retry: a second call with the correlationID
+	// of a withdrawal made before, from the same account or subaccount and for the same
+	// value, returns that withdrawal as it stands and moves nothing; with another source
+	// or value it is a conflict (ECONFLICT) that moves nothing. A subaccount withdrawal of its
+	// whole balance (value 0) matches any value. Empty, each call is a new withdrawal with
+	// a correlationID made for it.
+	CorrelationID string
+}
+
+// withdrawCorrelation is the cleaned correlationID of opts, "" when there is none.
+func withdrawCorrelation(opts []WithdrawOptions) (string, error) {
+	if len(opts) == 0 {
+		return "", nil
+	}
+	return cleanCorrelationID("correlationID", opts[0].CorrelationID, false)
+}
+
 // WithdrawFromAccount withdraws value centavos from the company account accountID to the
 // company's Pix key. A value below the policy's MinFree also pays its Fee (see
 // WithdrawalPolicy); value and fee must fit in the available balance, or it is a 400 that
 // moves nothing. The value and fee are held in the transaction that records the
 // withdrawal CREATED and its WITHDRAW transaction; then the Rail sends it (a context that
 // does not end with ctx) and the result is read again, so the endToEndId is there when the
-// bank answered at once. Each call is a new withdrawal.
-func (s *Service) WithdrawFromAccount(ctx context.Context, accountID string, value int64) (AccountWithdrawal, error) {
+// bank answered at once. Each call is a new withdrawal, unless opts gives the
+// correlationID of one made before (see WithdrawOptions).
+func (s *Service) WithdrawFromAccount(ctx context.Context, accountID string, value int64, opts ...WithdrawOptions) (AccountWithdrawal, error) {
 	if err := checkCentavos("value", value, false); err != nil {
 		return AccountWithdrawal{}, err
 	}
+	corr, err := withdrawCorrelation(opts)
+	if err != nil {
+		return AccountWithdrawal{}, err
+	}
 	var w Withdrawal
-	err := s.update(ctx, func(t *txn) error {
+	err = s.update(ctx, func(t *txn) error {
 		acct, err := t.account(accountID)
 		if err != nil {
+			return err
+		}
+		if done, ok, err := t.withdrawalRetried(corr, func(d Withdrawal) bool { return d.AccountID == acct.AccountID && d.Value == value }); err != nil || ok {
+			w = done
 			return err
 		}
 		co, err := t.loadCompany()
@@ -114,7 +142,7 @@ func (s *Service) WithdrawFromAccount(ctx context.Context, accountID string, val
 		if acct.Balance.Available < value+fee {
 			return precondition("value", "not enough available balance to withdraw %s (fee %s)", formatReais(value), formatReais(fee))
 		}
-		w, err = t.createWithdrawal(Withdrawal{AccountID: acct.AccountID, Value: value, Fee: fee,
+		w, err = t.createWithdrawal(Withdrawal{AccountID: acct.AccountID, Value: value, Fee: fee, CorrelationID: corr,
 			DestinationAlias: co.PixKey, Comment: "Saque"}, accountSource(acct.AccountID))
 		return err
 	})
@@ -143,8 +171,10 @@ func (s *Service) WithdrawFromAccount(ctx context.Context, accountID string, val
 // subaccount with the Pix key to that same key, through the Rail, without a fee. A
 // subaccount without balance, or a value above its balance, is a 400 that moves nothing.
 // The value is held on the subaccount (its blocked book) until the bank settles. It
-// returns the withdrawal as created (CREATED).
-func (s *Service) WithdrawFromSubaccount(ctx context.Context, pixKey string, value int64) (Withdrawal, error) {
+// returns the withdrawal as created (CREATED). Each call is a new withdrawal, unless opts
+// gives the correlationID of one made before (see WithdrawOptions): that one is returned
+// as it stands.
+func (s *Service) WithdrawFromSubaccount(ctx context.Context, pixKey string, value int64, opts ...WithdrawOptions) (Withdrawal, error) {
 	key, _, err := parsePixKey("pixKey", pixKey, "")
 	if err != nil {
 		return Withdrawal{}, err
@@ -152,10 +182,18 @@ func (s *Service) WithdrawFromSubaccount(ctx context.Context, pixKey string, val
 	if err := checkCentavos("value", value, true); err != nil {
 		return Withdrawal{}, err
 	}
+	corr, err := withdrawCorrelation(opts)
+	if err != nil {
+		return Withdrawal{}, err
+	}
 	var w Withdrawal
 	err = s.update(ctx, func(t *txn) error {
 		sa, err := t.subaccount("pixKey", key)
 		if err != nil {
+			return err
+		}
+		if done, ok, err := t.withdrawalRetried(corr, func(d Withdrawal) bool { return d.Subaccount == key && (value == 0 || d.Value == value) }); err != nil || ok {
+			w = done
 			return err
 		}
 		v := value
@@ -167,18 +205,38 @@ func (s *Service) WithdrawFromSubaccount(ctx context.Context, pixKey string, val
 		case v > sa.Balance:
 			return precondition("value", "subaccount %s does not have enough balance to withdraw %s", key, formatReais(v))
 		}
-		w, err = t.createWithdrawal(Withdrawal{Subaccount: key, Value: v, DestinationAlias: key,
+		w, err = t.createWithdrawal(Withdrawal{Subaccount: key, Value: v, DestinationAlias: key, CorrelationID: corr,
 			Comment: "Saque da subconta " + sa.Name}, subaccountSource(key))
 		return err
 	})
 	return w, err
 }
 
+// withdrawalRetried finds the withdrawal with the correlationID corr, if corr is given
+// and there is one: ok says it was found and same says it is the one asked for again; a
+// withdrawal under corr that is not the same is a conflict.
+func (t *txn) withdrawalRetried(corr string, same func(Withdrawal) bool) (w Withdrawal, ok bool, err error) {
+	if corr == "" {
+		return Withdrawal{}, false, nil
+	}
+	if _, err = t.getByKey(collWithdrawals, "correlationID:"+corr, "withdrawal", &w); err != nil {
+		ok, err = found(err)
+		return Withdrawal{}, false, err
+	}
+	if !same(w) {
+		return Withdrawal{}, false, conflict("correlationID", "a withdrawal with correlationID %q already exists, from another account or of another value", corr)
+	}
+	return w, true, nil
+}
+
 // createWithdrawal records a withdrawal CREATED, its WITHDRAW transaction and its order
-// (which holds value and fee on src).
+// (which holds value and fee on src). w's correlationID, when it has one, is unique among
+// the company's withdrawals; otherwise one is made.
 func (t *txn) createWithdrawal(w Withdrawal, src holdSource) (Withdrawal, error) {
 	w.ID, w.Status, w.CreatedAt, w.UpdatedAt = t.newID(), WithdrawalCreated, t.now, t.now
-	w.CorrelationID = t.svc.core.ids.uuid()
+	if w.CorrelationID == "" {
+		w.CorrelationID = t.svc.core.ids.uuid()
+	}
 	w.TransactionID = t.svc.core.ids.hex32()
 	o := order{ID: w.ID, Kind: OrderWithdrawal, Source: src, Value: w.Value, Fee: w.Fee,
 		Key: w.DestinationAlias, Comment: w.Comment}
@@ -193,8 +251,11 @@ func (t *txn) createWithdrawal(w Withdrawal, src holdSource) (Withdrawal, error)
 	if err := t.insert(collTransactions, x.ID, "transaction", x, x.keys(), x.indexes()); err != nil {
 		return Withdrawal{}, err
 	}
-	return w, t.insert(collWithdrawals, w.ID, "withdrawal", w, nil, []store.Index{byCreation(w.CreatedAt)})
+	return w, t.insert(collWithdrawals, w.ID, "withdrawal", w, w.keys(), []store.Index{byCreation(w.CreatedAt)})
 }
+
+// keys are a withdrawal's unique keys: its correlationID.
+func (w Withdrawal) keys() []string { return []string{"correlationID:" + w.CorrelationID} }
 
 func (t *txn) withdrawal(id string) (Withdrawal, error) {
 	var w Withdrawal
@@ -213,7 +274,7 @@ func (t *txn) withdrawalSettled(o order) error {
 	if o.Status == OrderFailed {
 		w.Status, w.Reason = WithdrawalFailed, o.Reason
 	}
-	if err := t.put(collWithdrawals, w.ID, "withdrawal", w, nil, []store.Index{byCreation(w.CreatedAt)}); err != nil {
+	if err := t.put(collWithdrawals, w.ID, "withdrawal", w, w.keys(), []store.Index{byCreation(w.CreatedAt)}); err != nil {
 		return err
 	}
 	x, err := t.findTransaction(w.TransactionID)

@@ -2,6 +2,7 @@ package payments_test
 
 import (
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -293,6 +294,84 @@ func TestService_OutgoingConcurrency(t *testing.T) {
 			}
 		}
 		is.Equal(subs+subOut, int64(len(keys)*5000)-debited+credited) // subaccount money left only by withdrawals and debits
+		audit(t, e.svc)
+	})
+}
+
+// TestService_Withdraw_Retried: a withdrawal asked again with its correlationID is the
+// one made the first time, and moves nothing more, even when the balance would no longer
+// cover it; the same correlationID for another value or source is a conflict that moves
+// nothing.
+func TestService_Withdraw_Retried(t *testing.T) {
+	eachStore(t, func(t *testing.T, e env) {
+		is := is.New(t)
+		a := fund(t, e, 100000)
+		once := payments.WithdrawOptions{CorrelationID: "saque-1"}
+		first, err := e.svc.WithdrawFromAccount(ctx, a.AccountID, 90000, once)
+		is.NoErr(err)
+		is.Equal(first.Withdrawal.CorrelationID, "saque-1")
+		again, err := e.svc.WithdrawFromAccount(ctx, a.AccountID, 90000, once)
+		is.NoErr(err)
+		is.Equal(again.Withdrawal.ID, first.Withdrawal.ID) // the same withdrawal
+		is.Equal(again.Transaction.TransactionID, first.Transaction.TransactionID)
+		is.Equal(again.Account.Balance.Total, int64(10000)) // taken once
+		_, err = e.svc.WithdrawFromAccount(ctx, a.AccountID, 5000, once)
+		is.Equal(payments.ErrorCode(err), payments.ECONFLICT) // another value
+		is.Equal(payments.ErrorField(err), "correlationID")
+		xs, _, err := e.svc.ListTransactions(ctx, payments.TransactionFilter{Type: payments.TransactionWithdraw})
+		is.NoErr(err)
+		is.Equal(len(xs), 1) // one WITHDRAW transaction
+
+		mustSubaccount(t, e.svc, "joao@example.com", 3000)
+		mustSubaccount(t, e.svc, "bia@example.com", 3000)
+		sub := payments.WithdrawOptions{CorrelationID: "saque-sub"}
+		w, err := e.svc.WithdrawFromSubaccount(ctx, "joao@example.com", 0, sub)
+		is.NoErr(err)
+		is.Equal(w.Value, int64(3000))
+		for _, value := range []int64{0, 3000} {
+			w2, err := e.svc.WithdrawFromSubaccount(ctx, "joao@example.com", value, sub)
+			is.NoErr(err)
+			is.Equal(w2.ID, w.ID) // the whole balance, asked again either way
+		}
+		_, err = e.svc.WithdrawFromSubaccount(ctx, "bia@example.com", 1000, sub)
+		is.Equal(payments.ErrorCode(err), payments.ECONFLICT) // another subaccount
+		_, err = e.svc.WithdrawFromAccount(ctx, a.AccountID, 1000, sub)
+		is.Equal(payments.ErrorCode(err), payments.ECONFLICT) // an account, not that subaccount
+		sa, err := e.svc.GetSubaccount(ctx, "bia@example.com")
+		is.NoErr(err)
+		is.Equal(sa.Balance, int64(3000)) // the conflicts moved nothing
+
+		_, err = e.svc.WithdrawFromAccount(ctx, a.AccountID, 1000, payments.WithdrawOptions{CorrelationID: strings.Repeat("x", payments.MaxCorrelationID+1)})
+		is.Equal(payments.ErrorField(err), "correlationID")
+		audit(t, e.svc)
+	})
+}
+
+// TestService_Withdraw_RetriedConcurrently: the same withdrawal asked by many callers at
+// once is made once.
+func TestService_Withdraw_RetriedConcurrently(t *testing.T) {
+	eachStore(t, func(t *testing.T, e env) {
+		is := is.New(t)
+		a := fund(t, e, 100000)
+		var wg sync.WaitGroup
+		ids := make([]string, 16)
+		for i := range ids {
+			wg.Go(func() {
+				w, err := e.svc.WithdrawFromAccount(ctx, a.AccountID, 10000, payments.WithdrawOptions{CorrelationID: "saque-c"})
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				ids[i] = w.Withdrawal.ID
+			})
+		}
+		wg.Wait()
+		for _, id := range ids {
+			is.Equal(id, ids[0]) // one withdrawal
+		}
+		acct, err := e.svc.GetAccount(ctx, a.AccountID)
+		is.NoErr(err)
+		is.Equal(acct.Balance.Total, int64(100000-10000-payments.DefaultWithdrawalPolicy().Fee)) // taken once, with its fee
 		audit(t, e.svc)
 	})
 }

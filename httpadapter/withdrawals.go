@@ -2,6 +2,7 @@ package httpadapter
 
 import (
 	"bytes"
+	"cmp"
 	"io"
 	"log/slog"
 	"net/http"
@@ -14,8 +15,27 @@ import (
 // accountWithdrawBody is the body of POST /account/{accountId}/withdraw ({value}) and of
 // the Node SDK's POST /account/{accountId} ({accountId, value}).
 type accountWithdrawBody struct {
-	AccountID string   `json:"accountId"`
-	Value     centavos `json:"value"`
+	AccountID     string   `json:"accountId"`
+	Value         centavos `json:"value"`
+	CorrelationID string   `json:"correlationID"` // ours, optional: see withdrawCorrelationID
+}
+
+// IdempotencyKeyHeader may carry a withdrawal's correlationID instead of its body (see
+// withdrawCorrelationID).
+const IdempotencyKeyHeader = "Idempotency-Key"
+
+// withdrawCorrelationID is the correlationID that makes a withdrawal request safe to
+// retry: the body's correlationID or the Idempotency-Key header, which must agree when
+// both are sent. The real API takes neither and makes every call a new withdrawal, which a
+// client retrying after a lost reply cannot tell from the first; here a retry with the
+// same correlationID answers the withdrawal made the first time and moves nothing (see
+// payments.WithdrawOptions). Without either, each call is a new withdrawal, as there.
+func withdrawCorrelationID(r *http.Request, body string) (payments.WithdrawOptions, error) {
+	header := r.Header.Get(IdempotencyKeyHeader)
+	if header != "" && body != "" && header != body {
+		return payments.WithdrawOptions{}, invalid("correlationID", "correlationID in the body differs from the Idempotency-Key header")
+	}
+	return payments.WithdrawOptions{CorrelationID: cmp.Or(body, header)}, nil
 }
 
 // withdrawTransaction is the transaction of an account withdrawal reply.
@@ -41,7 +61,7 @@ type accountWithdrawReply struct {
 	Withdraw accountWithdrawal `json:"withdraw"`
 }
 
-// handleAccountWithdraw: POST /account/{accountId}/withdraw {value} → 200 {withdraw:
+// handleAccountWithdraw: POST /account/{accountId}/withdraw {value, correlationID?} → 200 {withdraw:
 // {account, transaction}}; with sdkShape (the Node SDK's POST /account/{accountId} with
 // {accountId, value}) → 200 {account, transaction}. The value goes to the company's Pix
 // key; below the minimum free amount it also pays the withdrawal fee. An unknown account
@@ -58,7 +78,12 @@ func handleAccountWithdraw(log *slog.Logger, sdkShape bool) http.Handler {
 			writeError(w, r, log, invalid("accountId", "accountId in the body differs from the path"))
 			return
 		}
-		res, err := company(r).WithdrawFromAccount(r.Context(), id, int64(body.Value))
+		opts, err := withdrawCorrelationID(r, body.CorrelationID)
+		if err != nil {
+			writeError(w, r, log, err)
+			return
+		}
+		res, err := company(r).WithdrawFromAccount(r.Context(), id, int64(body.Value), opts)
 		if err != nil {
 			writeErrorLookup(w, r, log, err)
 			return
@@ -77,7 +102,8 @@ func handleAccountWithdraw(log *slog.Logger, sdkShape bool) http.Handler {
 // subaccountWithdrawBody is the body of POST /subaccount/{id}/withdraw; the body, or its
 // value, may be left out to withdraw the whole balance.
 type subaccountWithdrawBody struct {
-	Value *centavos `json:"value"`
+	Value         *centavos `json:"value"`
+	CorrelationID string    `json:"correlationID"` // ours, optional: see withdrawCorrelationID
 }
 
 // subaccountWithdrawTransaction is the reply's transaction.
@@ -95,7 +121,7 @@ type subaccountWithdrawReply struct {
 	Transaction subaccountWithdrawTransaction `json:"transaction"`
 }
 
-// handleSubaccountWithdraw: POST /subaccount/{id}/withdraw {value?} → 200 {transaction:
+// handleSubaccountWithdraw: POST /subaccount/{id}/withdraw {value?, correlationID?} → 200 {transaction:
 // {status: CREATED, value, correlationID, destinationAlias, comment}}: the value (or the
 // whole balance) to the subaccount's own Pix key. An empty subaccount, a value above its
 // balance or a value not positive is a 400. (The Node SDK 1.3.3 cannot call this route:
@@ -103,6 +129,7 @@ type subaccountWithdrawReply struct {
 func handleSubaccountWithdraw(log *slog.Logger) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var value int64
+		var corr string
 		raw, err := io.ReadAll(r.Body)
 		if err != nil {
 			writeError(w, r, log, invalid("", "request body too large or unreadable"))
@@ -122,11 +149,17 @@ func handleSubaccountWithdraw(log *slog.Logger) http.Handler {
 				}
 				value = int64(*body.Value)
 			}
+			corr = body.CorrelationID
 		} else if ct := r.Header.Get("Content-Type"); ct != "" && !strings.Contains(ct, "json") {
 			writeError(w, r, log, invalid("", "request body must be JSON (Content-Type: application/json)"))
 			return
 		}
-		wd, err := company(r).WithdrawFromSubaccount(r.Context(), r.PathValue("id"), value)
+		opts, err := withdrawCorrelationID(r, corr)
+		if err != nil {
+			writeError(w, r, log, err)
+			return
+		}
+		wd, err := company(r).WithdrawFromSubaccount(r.Context(), r.PathValue("id"), value, opts)
 		if err != nil {
 			writeError(w, r, log, err)
 			return

@@ -128,3 +128,48 @@ func TestSubaccountWithdraw(t *testing.T) {
 	is.NoErr(err)
 	is.True(rep.OK())
 }
+
+// A withdrawal sent again with its correlationID, in the body or as Idempotency-Key,
+// answers the withdrawal made the first time and takes the money once; another value
+// under it is a 400 naming it, and a body and header that disagree a 400.
+func TestWithdraw_Retried(t *testing.T) {
+	s := newServer(t, httpadapter.Options{Sandbox: true})
+	fundOverHTTP(t, s, "fund", 100000) // 99500 after the fee
+	r := s.do(t, "GET", "/api/v1/account/", s.appID, "")
+	accountID := str(list(r.body, "accounts")[0], "accountId")
+	path := "/api/v1/account/" + accountID + "/withdraw"
+	is := is.New(t)
+
+	first := s.do(t, "POST", path, s.appID, `{"value":60000}`, "Idempotency-Key", "saque-1")
+	mustStatus(t, is, first, http.StatusOK)
+	for _, retry := range []response{
+		s.do(t, "POST", path, s.appID, `{"value":60000}`, "Idempotency-Key", "saque-1"),
+		s.do(t, "POST", path, s.appID, `{"value":60000,"correlationID":"saque-1"}`),
+	} {
+		mustStatus(t, is, retry, http.StatusOK)
+		is.Equal(str(retry.body, "withdraw", "transaction", "withdrawalId"), str(first.body, "withdraw", "transaction", "withdrawalId")) // the same withdrawal
+		is.Equal(num(retry.body, "withdraw", "account", "balance", "total"), 99500-60000)                                                // taken once
+	}
+	r = s.do(t, "POST", path, s.appID, `{"value":1000}`, "Idempotency-Key", "saque-1")
+	mustStatus(t, is, r, http.StatusBadRequest) // a conflict, a 400 on this wire as the real API answers duplicates
+	is.True(strings.Contains(r.errMsg(), "saque-1"))
+	r = s.do(t, "POST", path, s.appID, `{"value":1000,"correlationID":"a"}`, "Idempotency-Key", "b")
+	mustStatus(t, is, r, http.StatusBadRequest)
+	is.True(strings.Contains(r.errMsg(), "correlationID"))
+
+	r = s.do(t, "POST", "/api/v1/subaccount", s.appID, `{"pixKey":"joao@example.com","name":"Joao"}`)
+	mustStatus(t, is, r, http.StatusOK)
+	c := s.createCharge(t, s.appID, `{"correlationID":"c1","value":5000,"subaccount":"joao@example.com"}`)
+	s.sandboxPay(t, s.appID, "transactionID="+str(c, "transactionID"))
+	sub := "/api/v1/subaccount/joao@example.com/withdraw"
+	w1 := s.do(t, "POST", sub, s.appID, `{"correlationID":"saque-joao"}`)
+	mustStatus(t, is, w1, http.StatusOK)
+	w2 := s.do(t, "POST", sub, s.appID, "", "Idempotency-Key", "saque-joao")
+	mustStatus(t, is, w2, http.StatusOK) // not "no balance": the withdrawal made the first time
+	is.Equal(str(w2.body, "transaction", "correlationID"), "saque-joao")
+	is.Equal(num(w2.body, "transaction", "value"), num(w1.body, "transaction", "value"))
+
+	rep, err := s.svc.Audit(ctx)
+	is.NoErr(err)
+	is.True(rep.OK())
+}
