@@ -24,6 +24,7 @@ const (
 	EINTERNAL       Code = "internal"            // anything else; details go to the log, not the caller
 	ENOTIMPLEMENTED Code = "not_implemented"     // an operation this version does not offer yet
 	ECANCELED       Code = "canceled"            // the caller's context ended (canceled or past its deadline)
+	EUNAVAILABLE    Code = "unavailable"         // the bank (the Rail) did not answer; nothing changed, try again
 )
 
 // Error is the one error type of the package. Message is safe to show to the caller;
@@ -92,6 +93,12 @@ func notFound(format string, args ...any) *Error {
 
 func conflict(field, format string, args ...any) *Error {
 	return &Error{Code: ECONFLICT, Field: field, Message: fmt.Sprintf(format, args...)}
+}
+
+// unavailable is the error of a call to the Rail that failed for a reason of its own (the
+// bank unreachable or failing): the caller may try again; cause is for logs.
+func unavailable(field string, cause error, format string, args ...any) *Error {
+	return &Error{Code: EUNAVAILABLE, Field: field, Message: fmt.Sprintf(format, args...), cause: cause}
 }
 
 func precondition(field, format string, args ...any) *Error {

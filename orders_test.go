@@ -21,12 +21,13 @@ import (
 type testRail struct {
 	inner *payments.SandboxRail
 
-	mu      sync.Mutex
-	fail    bool
-	hang    chan struct{} // non-nil: Send waits for it to close (or for ctx)
-	entered chan struct{} // receives once per Send that starts waiting
-	sends   []payments.PixOrder
-	ctxs    []context.Context
+	mu           sync.Mutex
+	fail         bool
+	resolveFails bool          // ResolveKey fails as an unreachable bank does
+	hang         chan struct{} // non-nil: Send waits for it to close (or for ctx)
+	entered      chan struct{} // receives once per Send that starts waiting
+	sends        []payments.PixOrder
+	ctxs         []context.Context
 }
 
 func newTestRail(clock payments.Clock) *testRail {
@@ -58,6 +59,12 @@ func (r *testRail) Status(ctx context.Context, o payments.PixOrder) (payments.Se
 }
 
 func (r *testRail) ResolveKey(ctx context.Context, key string, t brcode.KeyType) (payments.KeyOwner, error) {
+	r.mu.Lock()
+	fail := r.resolveFails
+	r.mu.Unlock()
+	if fail {
+		return payments.KeyOwner{}, errors.New("bank unreachable")
+	}
 	return r.inner.ResolveKey(ctx, key, t)
 }
 

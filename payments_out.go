@@ -211,7 +211,11 @@ func (s *Service) buildPayment(ctx context.Context, p CreatePaymentParams) (Paym
 		case "":
 		case ENOTFOUND, EINVALID:
 			return Payment{}, invalid(keyField, "Pix key not found: %s", key)
-		default:
+		case ECANCELED:
+			return Payment{}, err
+		default: // the bank's own failure, not the caller's: nothing was recorded
+			err = unavailable(keyField, err, "the bank did not answer the look-up of Pix key %s: try again", key)
+			s.core.log.Warn("resolving a Pix key", "company", s.company, "err", err)
 			return Payment{}, err
 		}
 		pay.DestinationAlias, pay.DestinationAliasType = key, wireKeyType(keyType)

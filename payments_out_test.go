@@ -328,3 +328,30 @@ func TestService_ApprovePayment_Concurrent(t *testing.T) {
 		audit(t, e.svc)
 	})
 }
+
+// TestService_CreatePayment_BankDown: a Pix key look-up the bank does not answer is an
+// unavailable error naming the key's field, not an internal one, and records nothing;
+// once the bank answers, the same payment goes through.
+func TestService_CreatePayment_BankDown(t *testing.T) {
+	eachStoreRail(t, func(t *testing.T, e env, rail *testRail) {
+		is := is.New(t)
+		fund(t, e, 10000)
+		rail.mu.Lock()
+		rail.resolveFails = true
+		rail.mu.Unlock()
+		p := payments.CreatePaymentParams{CorrelationID: "p1", Value: 100, DestinationAlias: "ana@example.com"}
+		_, err := e.svc.CreatePayment(ctx, p)
+		is.Equal(payments.ErrorCode(err), payments.EUNAVAILABLE)
+		is.Equal(payments.ErrorField(err), "destinationAlias")
+		is.True(strings.Contains(payments.ErrorMessage(err), "try again"))
+		ps, _, err := e.svc.ListPayments(ctx, payments.PaymentFilter{})
+		is.NoErr(err)
+		is.Equal(len(ps), 0) // nothing recorded
+
+		rail.mu.Lock()
+		rail.resolveFails = false
+		rail.mu.Unlock()
+		_, err = e.svc.CreatePayment(ctx, p)
+		is.NoErr(err) // the retry
+	})
+}

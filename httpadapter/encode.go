@@ -24,7 +24,8 @@ import (
 // Failures are 400, as the spec says: bad input, taken unique values, refused state
 // changes and unknown ids ("Charge not found"). The specific statuses are kept where the
 // real API has them: 401 (App ID), 403 (partner operations), 501 (operations this version
-// does not offer) and 500. 404 is for unknown routes, and for the two lookups whose "not
+// does not offer) and 500; 503 says to try again (the bank did not answer, or the request
+// timed out). 404 is for unknown routes, and for the two lookups whose "not
 // found" the reference documents as 404: account and application (writeErrorLookup).
 var statusOf = map[payments.Code]int{
 	payments.EINVALID:        http.StatusBadRequest,
@@ -36,6 +37,7 @@ var statusOf = map[payments.Code]int{
 	payments.ENOTIMPLEMENTED: http.StatusNotImplemented,
 	payments.EINTERNAL:       http.StatusInternalServerError,
 	payments.ECANCELED:       http.StatusServiceUnavailable, // the client left, or its deadline passed
+	payments.EUNAVAILABLE:    http.StatusServiceUnavailable, // the bank did not answer: try again
 }
 
 // errorBody is the body of every failure: {"error": "<message>"}, the one shape every

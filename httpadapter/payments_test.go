@@ -1,14 +1,20 @@
 package httpadapter_test
 
 import (
+	"context"
+	"errors"
+	"log/slog"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/matryer/is"
 
 	"github.com/pixfoundry/payments"
+	"github.com/pixfoundry/payments/brcode"
 	"github.com/pixfoundry/payments/httpadapter"
+	"github.com/pixfoundry/payments/store/memory"
 )
 
 // fundOverHTTP pays a charge of value through the sandbox route: the account receives
@@ -133,4 +139,27 @@ func TestPayments(t *testing.T) {
 	is.NoErr(err)
 	is.True(rep.OK()) // the ledger agrees
 	is.Equal(len(payments.SandboxAccountFailure("1010110")), 4)
+}
+
+// downRail is a bank that answers nothing.
+type downRail struct{ payments.Rail }
+
+func (downRail) ResolveKey(context.Context, string, brcode.KeyType) (payments.KeyOwner, error) {
+	return payments.KeyOwner{}, errors.New("dial tcp: connection refused")
+}
+
+// A payment whose Pix key the bank cannot look up is a 503 saying to try again, not a
+// 500, and the bank's own error stays in the log.
+func TestPayment_BankDown(t *testing.T) {
+	is := is.New(t)
+	clock := payments.NewManualClock(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC))
+	svc, err := payments.New(memory.New(), payments.Options{Clock: clock, Rail: downRail{payments.NewSandboxRail(clock, 0)}})
+	is.NoErr(err)
+	a, err := svc.CreateApplication(ctx, payments.ApplicationParams{Name: "test"})
+	is.NoErr(err)
+	s := server{svc: svc, clock: clock, h: httpadapter.New(svc, httpadapter.Options{Logger: slog.New(slog.DiscardHandler)}), appID: a.AppID()}
+	r := s.do(t, "POST", "/api/v1/payment", s.appID, `{"value":100,"destinationAlias":"ana@example.com","correlationID":"p1"}`)
+	mustStatus(t, is, r, http.StatusServiceUnavailable)
+	is.True(strings.Contains(r.errMsg(), "try again"))
+	is.True(!strings.Contains(r.errMsg(), "connection refused")) // the cause is for the log
 }
