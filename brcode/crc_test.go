@@ -1,6 +1,7 @@
 package brcode
 
 import (
+	"math/rand/v2"
 	"testing"
 
 	"github.com/matryer/is"
@@ -15,4 +16,38 @@ func TestCRC16(t *testing.T) {
 	is.Equal(crcString(p01), CRC16([]byte(p01)))     // both implementations agree
 	is.Equal(string(appendCRC(nil, 0x0C64)), "0C64") // zero-padded, upper-case
 	is.Equal(string(appendCRC(nil, 0x01f3)), "01F3") // idem
+}
+
+// The table-driven CRC16 is the bit-by-bit definition, on inputs of every length and
+// every byte value.
+func TestCRC16_Table(t *testing.T) {
+	is := is.New(t)
+	bits := func(data []byte) uint16 {
+		crc := uint16(0xFFFF)
+		for _, b := range data {
+			crc ^= uint16(b) << 8
+			for range 8 {
+				if crc&0x8000 != 0 {
+					crc = crc<<1 ^ 0x1021
+				} else {
+					crc <<= 1
+				}
+			}
+		}
+		return crc
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for n := range 300 {
+		data := make([]byte, n)
+		for i := range data {
+			data[i] = byte(rng.UintN(256))
+		}
+		is.Equal(CRC16(data), bits(data))
+		is.Equal(crcString(string(data)), bits(data))
+	}
+	all := make([]byte, 256)
+	for i := range all {
+		all[i] = byte(i)
+	}
+	is.Equal(CRC16(all), bits(all))
 }
