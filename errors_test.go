@@ -27,7 +27,12 @@ func TestService_ConflictField(t *testing.T) {
 			is.NoErr(err)
 			_, err = svc.CreateCharge(ctx, payments.CreateChargeParams{CorrelationID: "a", Value: 100})
 			is.NoErr(err)
-			_, err = svc.CreateCharge(ctx, payments.CreateChargeParams{CorrelationID: "b", Value: 100})
+			// A second Service on the store, as a second process would be, with the same
+			// id bytes: its first transactionID is the first one's (one source never
+			// repeats one: they grow).
+			other, err := payments.New(s, payments.Options{Clock: payments.NewManualClock(t0), IDs: sameIDs{}})
+			is.NoErr(err)
+			_, err = other.CreateCharge(ctx, payments.CreateChargeParams{CorrelationID: "b", Value: 100})
 			is.Equal(payments.ErrorCode(err), payments.ECONFLICT) // the generated transactionID is taken
 			is.Equal(payments.ErrorField(err), "transactionID")   // and the conflict says so, not correlationID
 			is.Equal(payments.ErrorMessage(err), "charge with this transactionID already exists")
