@@ -212,15 +212,16 @@ func (s *Service) WithdrawFromSubaccount(ctx context.Context, pixKey string, val
 	return w, err
 }
 
-// withdrawalRetried finds the withdrawal with the correlationID corr, if corr is given
-// and there is one: ok says it was found and same says it is the one asked for again; a
-// withdrawal under corr that is not the same is a conflict.
-func (t *txn) withdrawalRetried(corr string, same func(Withdrawal) bool) (w Withdrawal, ok bool, err error) {
+// withdrawalRetried finds the withdrawal with the correlationID corr, if corr is given:
+// ok says there is one, and it is the one asked for again (same); a withdrawal under corr
+// that is not the same is a conflict.
+func (t *txn) withdrawalRetried(corr string, same func(Withdrawal) bool) (Withdrawal, bool, error) {
 	if corr == "" {
 		return Withdrawal{}, false, nil
 	}
-	if _, err = t.getByKey(collWithdrawals, "correlationID:"+corr, "withdrawal", &w); err != nil {
-		ok, err = found(err)
+	var w Withdrawal
+	_, err := t.getByKey(collWithdrawals, "correlationID:"+corr, "withdrawal", &w)
+	if ok, err := found(err); err != nil || !ok {
 		return Withdrawal{}, false, err
 	}
 	if !same(w) {
