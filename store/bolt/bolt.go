@@ -173,6 +173,19 @@ type tx struct {
 	// the same few hot pages per index entry.
 	newCounts   map[string]int64
 	newCounters map[string]uint64
+
+	kb []byte // the scratch buffer of key
+}
+
+// key is tuple(parts...) built in the transaction's scratch buffer, valid until the next
+// call: for the bbolt calls that read a key and do not keep it (Get, Delete) or copy it
+// (Put), and map look-ups, which copy what they keep. It saves an allocation per key.
+func (t *tx) key(parts ...string) []byte {
+	t.kb = t.kb[:0]
+	for _, p := range parts {
+		t.kb = appendComponent(t.kb, p)
+	}
+	return t.kb
 }
 
 // flush writes the counts and counters changed in t. Update calls it before commit.
@@ -264,7 +277,7 @@ func (t *tx) counts() *bbolt.Bucket   { return t.bucket(bCounts) }
 func (t *tx) counters() *bbolt.Bucket { return t.bucket(bCounters) }
 
 func (t *tx) Get(collection, company, id string) (store.Record, error) {
-	v := t.get(bRecords, tuple(collection, company, id))
+	v := t.get(bRecords, t.key(collection, company, id))
 	if v == nil {
 		return store.Record{}, store.ErrNotFound
 	}
@@ -272,7 +285,7 @@ func (t *tx) Get(collection, company, id string) (store.Record, error) {
 }
 
 func (t *tx) GetByKey(collection, company, key string) (store.Record, error) {
-	id := t.get(bKeys, tuple(collection, company, key))
+	id := t.get(bKeys, t.key(collection, company, key))
 	if id == nil {
 		return store.Record{}, store.ErrNotFound
 	}
@@ -283,7 +296,7 @@ func (t *tx) Insert(collection, company string, r store.Record) error {
 	if err := r.Check(); err != nil {
 		return err
 	}
-	if t.records().Get(tuple(collection, company, r.ID)) != nil {
+	if t.records().Get(t.key(collection, company, r.ID)) != nil {
 		return &store.ConflictError{Collection: collection, Key: "id:" + r.ID}
 	}
 	if err := t.checkKeys(collection, company, r.ID, r.Keys); err != nil {
@@ -319,7 +332,7 @@ func (t *tx) Delete(collection, company, id string) error {
 
 func (t *tx) checkKeys(collection, company, id string, keys []string) error {
 	for _, k := range keys {
-		if owner := t.get(bKeys, tuple(collection, company, k)); owner != nil && string(owner) != id {
+		if owner := t.get(bKeys, t.key(collection, company, k)); owner != nil && string(owner) != id {
 			return &store.ConflictError{Collection: collection, Key: k}
 		}
 	}
@@ -330,19 +343,19 @@ func (t *tx) add(collection, company string, r store.Record) error {
 	if !t.btx.Writable() {
 		return errReadOnly
 	}
-	if err := t.put(bRecords, tuple(collection, company, r.ID), encodeRecord(r)); err != nil {
+	if err := t.put(bRecords, t.key(collection, company, r.ID), encodeRecord(r)); err != nil {
 		return err
 	}
 	for _, k := range r.Keys {
-		if err := t.put(bKeys, tuple(collection, company, k), []byte(r.ID)); err != nil {
+		if err := t.put(bKeys, t.key(collection, company, k), []byte(r.ID)); err != nil {
 			return err
 		}
 	}
 	for _, ix := range r.Indexes {
-		if err := t.index().Put(tuple(collection, company, ix.Name, ix.Sort, r.ID), nil); err != nil {
+		if err := t.index().Put(t.key(collection, company, ix.Name, ix.Sort, r.ID), nil); err != nil {
 			return err
 		}
-		if err := t.addCount(tuple(collection, company, ix.Name), 1); err != nil {
+		if err := t.addCount(t.key(collection, company, ix.Name), 1); err != nil {
 			return err
 		}
 	}
@@ -353,19 +366,19 @@ func (t *tx) remove(collection, company string, r store.Record) error {
 	if !t.btx.Writable() {
 		return errReadOnly
 	}
-	if err := t.delete(bRecords, tuple(collection, company, r.ID)); err != nil {
+	if err := t.delete(bRecords, t.key(collection, company, r.ID)); err != nil {
 		return err
 	}
 	for _, k := range r.Keys {
-		if err := t.delete(bKeys, tuple(collection, company, k)); err != nil {
+		if err := t.delete(bKeys, t.key(collection, company, k)); err != nil {
 			return err
 		}
 	}
 	for _, ix := range r.Indexes {
-		if err := t.index().Delete(tuple(collection, company, ix.Name, ix.Sort, r.ID)); err != nil {
+		if err := t.index().Delete(t.key(collection, company, ix.Name, ix.Sort, r.ID)); err != nil {
 			return err
 		}
-		if err := t.addCount(tuple(collection, company, ix.Name), -1); err != nil {
+		if err := t.addCount(t.key(collection, company, ix.Name), -1); err != nil {
 			return err
 		}
 	}
@@ -441,7 +454,7 @@ func (t *tx) Next(collection, company, counter string) (uint64, error) {
 	if !t.btx.Writable() {
 		return 0, errReadOnly
 	}
-	key := string(tuple(collection, company, counter))
+	key := string(t.key(collection, company, counter))
 	n, ok := t.newCounters[key]
 	if !ok {
 		if v := t.counters().Get([]byte(key)); v != nil {
