@@ -166,6 +166,9 @@ type tx struct {
 	// A write to a key drops its entry (add, remove), so a read sees the transaction's own
 	// writes as bbolt would give them; the cache goes with the transaction.
 	cache [bKeys + 1]map[string][]byte
+	// cursors are the records and keys buckets' cursors, made once per transaction and
+	// repositioned by every look-up (lookup): bbolt's Get makes a cursor per call.
+	cursors [bKeys + 1]*bbolt.Cursor
 
 	// The index counts and counters this transaction changed, by key, with their new
 	// values: written once, by flush at its end, however many calls of a group commit
@@ -240,16 +243,33 @@ func (t *tx) bucket(i int) *bbolt.Bucket {
 // file is smaller; keys inserted out of order split a full page sooner, as with any fill.
 const fillPercent = 0.9
 
+// lookup is the value of k in bucket i (bRecords or bKeys), nil if there is none, as
+// bbolt's Get gives it, through the transaction's cursor on the bucket. Seek from the root
+// repositions it, so writes in between do not matter; no value in these buckets is empty
+// or a nested bucket.
+func (t *tx) lookup(i int, k []byte) []byte {
+	c := t.cursors[i]
+	if c == nil {
+		c = t.bucket(i).Cursor()
+		t.cursors[i] = c
+	}
+	ck, v := c.Seek(k)
+	if !bytes.Equal(ck, k) {
+		return nil
+	}
+	return v
+}
+
 // get is the value of k in bucket i (bRecords or bKeys), through the cache in a write
 // transaction; nil if there is none.
 func (t *tx) get(i int, k []byte) []byte {
 	if !t.btx.Writable() {
-		return t.bucket(i).Get(k)
+		return t.lookup(i, k)
 	}
 	if v, ok := t.cache[i][string(k)]; ok {
 		return v
 	}
-	v := t.bucket(i).Get(k)
+	v := t.lookup(i, k)
 	if v != nil {
 		if t.cache[i] == nil {
 			t.cache[i] = make(map[string][]byte)
@@ -296,7 +316,7 @@ func (t *tx) Insert(collection, company string, r store.Record) error {
 	if err := r.Check(); err != nil {
 		return err
 	}
-	if t.records().Get(t.key(collection, company, r.ID)) != nil {
+	if t.lookup(bRecords, t.key(collection, company, r.ID)) != nil {
 		return &store.ConflictError{Collection: collection, Key: "id:" + r.ID}
 	}
 	if err := t.checkKeys(collection, company, r.ID, r.Keys); err != nil {
