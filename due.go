@@ -251,7 +251,7 @@ func (t *txn) scheduleExpiry(at time.Time) error {
 // expireCompany handles the company's expiries entry: it records EXPIRED, with their
 // events, up to dueExpireBatch of its ACTIVE charges whose time is up, and moves the entry
 // to the expiry of the first ACTIVE charge left, or drops it when there is none. When a
-// full batch was recorded the entry may still be due; the pass then goes round again.
+// full batch was recorded and the next is due already, the pass goes round again.
 func (t *txn) expireCompany() error {
 	n, err := t.expireCharges(dueExpireBatch)
 	if err != nil {
@@ -269,7 +269,7 @@ func (t *txn) expireCompany() error {
 	if err != nil {
 		return internal(fmt.Errorf("charge %s: expiry sort %q: %w", p.Records[0].ID, sort, err))
 	}
-	if again := t.dueAgain; n == dueExpireBatch && again != nil {
+	if again := t.dueAgain; n == dueExpireBatch && !at.After(t.now) && again != nil {
 		t.after(func(context.Context) { again.Store(true) })
 	}
 	return t.schedule(dueExpiries, "", at, false)
