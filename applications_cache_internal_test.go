@@ -10,7 +10,6 @@ import (
 	"github.com/matryer/is"
 
 	"github.com/pixfoundry/payments/store"
-	"github.com/pixfoundry/payments/store/memory"
 )
 
 // TestAuthenticate_CacheTTL stands for another process: it deactivates an application in
@@ -20,9 +19,7 @@ import (
 func TestAuthenticate_CacheTTL(t *testing.T) {
 	is := is.New(t)
 	ctx := context.Background()
-	clock := NewManualClock(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC))
-	svc, err := New(memory.New(), Options{Clock: clock})
-	is.NoErr(err)
+	svc, clock := newMemoryService(t)
 	a, err := svc.CreateApplication(ctx, ApplicationParams{Name: "elsewhere"})
 	is.NoErr(err)
 	_, err = svc.Authenticate(ctx, a.AppID())

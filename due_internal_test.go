@@ -99,21 +99,12 @@ func countEventsOf(t *testing.T, svc *Service, name string) int {
 func TestDueQueue_Entries(t *testing.T) {
 	is := is.New(t)
 	ctx := context.Background()
-	clock := NewManualClock(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC))
-	svc, err := New(memory.New(), Options{Clock: clock})
-	is.NoErr(err)
+	svc, clock := newMemoryService(t)
 	due := func() []string { // the entries, each as "kind at", in due order
 		var out []string
-		is.NoErr(svc.view(ctx, func(t *txn) error {
-			p, err := t.tx.List(collDueQueue, systemSpace, store.Query{Index: indexDue, Limit: 10})
-			for _, r := range p.Records {
-				var e dueEntry
-				is.NoErr(decode(r, &e))
-				sort, _ := sortIn(r, indexDue)
-				out = append(out, e.Kind+" "+sort[:len(sortTimeLayout)])
-			}
-			return err
-		}))
+		for _, q := range queued(t, svc) {
+			out = append(out, q.Kind+" "+q.at)
+		}
 		return out
 	}
 	at := func(d time.Duration) string { return sortTime(clock.Now().Add(d)) }
@@ -157,16 +148,14 @@ func TestDueQueue_Entries(t *testing.T) {
 func TestDueQueue_OldEntries(t *testing.T) {
 	is := is.New(t)
 	ctx := context.Background()
-	clock := NewManualClock(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC))
-	svc, err := New(memory.New(), Options{Clock: clock})
-	is.NoErr(err)
+	svc, clock := newMemoryService(t)
 	var cs []Charge
 	for i, expiresIn := range []int64{3600, 3600, 7200} {
 		c, err := svc.CreateCharge(ctx, CreateChargeParams{CorrelationID: fmt.Sprint("c", i), Value: 100, ExpiresIn: expiresIn})
 		is.NoErr(err)
 		cs = append(cs, c)
 	}
-	_, err = svc.ReceivePix(ctx, ReceivePixParams{EndToEndID: "E99999999202611221200000000001", Value: 100, TxID: cs[1].Identifier})
+	_, err := svc.ReceivePix(ctx, ReceivePixParams{EndToEndID: "E99999999202611221200000000001", Value: 100, TxID: cs[1].Identifier})
 	is.NoErr(err)
 	// What an older version left: an entry per charge, no expiries entry.
 	is.NoErr(svc.update(ctx, func(t *txn) error {
@@ -175,7 +164,6 @@ func TestDueQueue_OldEntries(t *testing.T) {
 		}
 		for _, c := range cs {
 			if err := t.schedule(dueExpiry, c.ID, cs[0].ExpiresDate, true); err != nil { // c2's early
-
 				return err
 			}
 		}
@@ -185,18 +173,53 @@ func TestDueQueue_OldEntries(t *testing.T) {
 	is.NoErr(svc.RunDue(ctx))
 	is.Equal(countEventsOf(t, svc, EventChargeExpired), 1) // the due one
 	var kinds []string
-	is.NoErr(svc.view(ctx, func(t *txn) error {
-		p, err := t.tx.List(collDueQueue, systemSpace, store.Query{Index: indexDue, Limit: 10})
-		for _, r := range p.Records {
-			var e dueEntry
-			is.NoErr(decode(r, &e))
-			kinds = append(kinds, e.Kind)
-		}
-		return err
-	}))
+	for _, q := range queued(t, svc) {
+		kinds = append(kinds, q.Kind)
+	}
 	is.Equal(kinds, []string{dueExpiries}) // the old entries are gone; c2 is the company's entry's now
 	clock.Advance(time.Hour)
 	is.NoErr(svc.RunDue(ctx))
 	is.NoErr(svc.RunDue(ctx))
 	is.Equal(countEventsOf(t, svc, EventChargeExpired), 2) // c2 too, once
+}
+
+// queuedEntry is an entry of the due queue with the time it is due (sortTime).
+type queuedEntry struct {
+	dueEntry
+	at string
+}
+
+// queued is the due queue, in due order.
+func queued(t *testing.T, svc *Service) []queuedEntry {
+	t.Helper()
+	var out []queuedEntry
+	err := svc.view(context.Background(), func(tx *txn) error {
+		p, err := tx.tx.List(collDueQueue, systemSpace, store.Query{Index: indexDue, Limit: MaxLimit})
+		for _, r := range p.Records {
+			var q queuedEntry
+			if err := decode(r, &q.dueEntry); err != nil {
+				return err
+			}
+			sort, _ := sortIn(r, indexDue)
+			q.at = sort[:len(sortTimeLayout)]
+			out = append(out, q)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// newMemoryService is a Service on a new memory store, with a ManualClock at noon UTC of
+// 2026-11-22.
+func newMemoryService(t *testing.T) (*Service, *ManualClock) {
+	t.Helper()
+	clock := NewManualClock(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC))
+	svc, err := New(memory.New(), Options{Clock: clock})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return svc, clock
 }
