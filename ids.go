@@ -99,7 +99,6 @@ func newIDSource(r io.Reader) *idSource {
 // The ids of a charge that other records are keyed by (transactionID and its txid prefix,
 // paymentLinkID) begin with the time, so that the charges created in one commit land on
 // the same few pages of each key index instead of one random page each (issue 12).
-
 //
 // Within one millisecond they grow too: the milliseconds are followed by a counter, as
 // RFC 9562 allows for UUIDv7 (its method 1), so that ids made in the same millisecond,
