@@ -96,8 +96,8 @@ func Example_chargeFlow() {
 	}
 	fmt.Println("audit ok:", report.OK(), "entries", report.Entries)
 	// Output:
-	// charge: ACTIVE 1990 01a20320a20000009ec627c767fc1ab5
-	// brCode: 00020126540014br.gov.bcb.pix0120pix@loja.example.com0208Pedido 1520400005303986540519.905802BR5904Loja6009Sao Paulo6229052501a20320a20000009ec627c7663045765
+	// charge: ACTIVE 1990 6b02d94000006f419ec627c76c951598
+	// brCode: 00020126540014br.gov.bcb.pix0120pix@loja.example.com0208Pedido 1520400005303986540519.905802BR5904Loja6009Sao Paulo622905256b02d94000006f419ec627c76630483CA
 	// image: 600×600 PNG
 	// paid: COMPLETED 1990 fee 50
 	// refund: IN_PROCESSING 500

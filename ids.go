@@ -100,35 +100,38 @@ func newIDSource(r io.Reader) *idSource {
 // paymentLinkID) begin with the time, so that the charges created in one commit land on
 // the same few pages of each key index instead of one random page each (issue 12).
 //
-// Within one millisecond they grow too: the milliseconds are followed by a counter, as
-// RFC 9562 allows for UUIDv7 (its method 1), so that ids made in the same millisecond,
-// which a busy server makes by the dozen and a test with a stopped clock by the thousand,
-// are in order as well, not scattered at random across the pages the millisecond covers.
-// tick gives the milliseconds and counter of each new id.
+// Within one unit of that time they grow too: the time is followed by a counter, as RFC
+// 9562 allows for UUIDv7 (its method 1), so that ids made at the same instant, which a
+// busy server makes by the dozen and a test with a stopped clock by the thousand, are in
+// order as well, not scattered at random across the pages the instant covers. tick gives
+// the time and counter of each new id.
 
-// tick is the next value of a per-kind logical clock kept in *last: now's Unix
-// milliseconds shifted left by bits, with a counter in the low bits, strictly greater
-// than the value it gave before. When the counter runs out within a millisecond, or the
-// clock goes back, the milliseconds it gives run ahead of the clock's; the value still
+// tick is the next value of a per-kind logical clock kept in *last: the time t (Unix
+// seconds or milliseconds) shifted left by bits, with a counter in the low bits, strictly
+// greater than the value it gave before. When the counter runs out within one unit of t,
+// or the clock goes back, the time it gives runs ahead of the clock's; the value still
 // grows.
-func (g *idSource) tick(last *uint64, now time.Time, bits uint) uint64 {
+func (g *idSource) tick(last *uint64, t int64, bits uint) uint64 {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	t := max(uint64(now.UnixMilli())<<bits, *last+1)
-	*last = t
-	return t
+	v := max(uint64(t)<<bits, *last+1)
+	*last = v
+	return v
 }
 
-// hex32At is a charge's transactionID, 32 hex characters: the tick (Unix milliseconds
-// in 6 bytes, then a 16-bit counter), 4.5 random bytes, then txidCheck of those first 25
-// characters (the charge's txid). The store rejects a duplicate txid anyway. Because the
-// last 7 characters follow from the txid, a charge needs no key of its own for its txid: a
-// lookup by txid looks up the transactionID it implies (txidKeys). It draws 10 bytes, as
-// it always has, so that a seeded source gives every other id as before.
+// hex32At is a charge's transactionID, 32 hex characters: the tick (Unix seconds in 4
+// bytes, then a 16-bit counter), 6.5 random bytes, then txidCheck of those first 25
+// characters (the charge's txid). Seconds rather than milliseconds leave the txid its 52
+// random bits, which is what keeps two processes on one database from making the same txid
+// when their counters meet; the store would reject a duplicate anyway. Because the last 7
+// characters follow from the txid, a charge needs no key of its own for its txid: a lookup
+// by txid looks up the transactionID it implies (txidKeys). It draws 10 bytes, as it
+// always has, so that a seeded source gives every other id as before.
 func (g *idSource) hex32At(now time.Time) string {
 	var b [16]byte
 	g.read(b[6:])
-	binary.BigEndian.PutUint64(b[:8], g.tick(&g.lastTx, now, 16))
+	v := g.tick(&g.lastTx, now.Unix(), 16) // 48 bits: 32 of seconds, 16 of counter
+	b[0], b[1], b[2], b[3], b[4], b[5] = byte(v>>40), byte(v>>32), byte(v>>24), byte(v>>16), byte(v>>8), byte(v)
 	h := hex.EncodeToString(b[:])
 	return h[:25] + txidCheck(h[:25])
 }
@@ -160,7 +163,7 @@ func txidKeys(txid string) []string {
 func (g *idSource) uuid7(now time.Time) string {
 	var b [16]byte
 	g.read(b[6:])
-	t := g.tick(&g.lastLink, now, 12)
+	t := g.tick(&g.lastLink, now.UnixMilli(), 12)
 	binary.BigEndian.PutUint64(b[:8], t>>12<<16|t&0xfff) // 48 bits of milliseconds, 4 for the version, 12 of counter
 	b[6] |= 0x70                                         // version 7
 	b[8] = b[8]&0x3f | 0x80                              // RFC 4122 variant
