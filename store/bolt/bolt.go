@@ -291,7 +291,6 @@ func (t *tx) delete(i int, k []byte) error {
 	return t.bucket(i).Delete(k)
 }
 
-func (t *tx) records() *bbolt.Bucket  { return t.bucket(bRecords) }
 func (t *tx) index() *bbolt.Bucket    { return t.bucket(bIndex) }
 func (t *tx) counts() *bbolt.Bucket   { return t.bucket(bCounts) }
 func (t *tx) counters() *bbolt.Bucket { return t.bucket(bCounters) }
