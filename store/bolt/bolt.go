@@ -19,6 +19,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	bbolt "go.etcd.io/bbolt"
@@ -51,6 +52,9 @@ var bucketNames = [...][]byte{
 type Store struct {
 	db     *bbolt.DB
 	writer *writer
+
+	closeOnce sync.Once
+	closeErr  error
 }
 
 // CommitInfo describes one group commit.
@@ -87,8 +91,11 @@ func OpenWith(path string, o Options) (*Store, error) {
 }
 
 // open opens the file with bbolt's freelist kept in memory only (NoFreelistSync, as etcd
-// does): a commit writes its pages and meta without the whole freelist, and open rebuilds
-// the freelist by scanning the file, which is crash-safe and costs a scan per open.
+// does): a commit writes its pages and meta without the whole freelist, which is about 7%
+// of durable throughput. Close writes the freelist once (see Close), so an open after a
+// clean stop reads it; an open after a crash rebuilds it by scanning the file, which is
+// crash-safe and costs a read of the whole file (about 90 s at a million charges, 5.5 GB,
+// with nothing in the page cache; 2 s with it).
 func open(path string, timeout time.Duration, o Options) (*Store, error) {
 	db, err := bbolt.Open(path, 0o600, &bbolt.Options{Timeout: timeout, FreelistType: bbolt.FreelistMapType, NoFreelistSync: true, NoSync: o.NoSync})
 	if errors.Is(err, bberrors.ErrTimeout) {
@@ -121,10 +128,28 @@ func (s *Store) Path() string { return s.db.Path() }
 
 // Close waits for the commit in progress and closes the file.
 func (s *Store) Close() error {
-	if s.writer != nil {
-		s.writer.stop()
+	s.closeOnce.Do(func() {
+		if s.writer != nil {
+			s.writer.stop()
+		}
+		s.closeErr = errors.Join(s.saveFreelist(), s.db.Close())
+	})
+	return s.closeErr
+}
+
+// saveFreelist writes bbolt's freelist to the file in one last, empty commit, so that the
+// next open reads it instead of scanning the whole file (see open). The commits before
+// left it out; this one is made with it, and the commits of the next open leave it out
+// again, so only a clean stop saves it.
+func (s *Store) saveFreelist() error {
+	if s.db.IsReadOnly() {
+		return nil
 	}
-	return s.db.Close()
+	s.db.NoFreelistSync = false
+	if err := s.db.Update(func(*bbolt.Tx) error { return nil }); err != nil {
+		return fmt.Errorf("bolt store: saving the freelist on close: %w", err)
+	}
+	return nil
 }
 
 // Update runs fn in a write transaction, committed together with the other calls waiting
