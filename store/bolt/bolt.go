@@ -19,7 +19,10 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"os"
+	"strconv"
 	"sync"
+	"syscall"
 	"time"
 
 	bbolt "go.etcd.io/bbolt"
@@ -97,7 +100,17 @@ func OpenWith(path string, o Options) (*Store, error) {
 // crash-safe and costs a read of the whole file (about 90 s at a million charges, 5.5 GB,
 // with nothing in the page cache; 2 s with it).
 func open(path string, timeout time.Duration, o Options) (*Store, error) {
-	db, err := bbolt.Open(path, 0o600, &bbolt.Options{Timeout: timeout, FreelistType: bbolt.FreelistMapType, NoFreelistSync: true, NoSync: o.NoSync})
+	bo := &bbolt.Options{Timeout: timeout, FreelistType: bbolt.FreelistMapType, NoFreelistSync: true, NoSync: o.NoSync}
+	var size int64 // 0 for a new file
+	if fi, err := os.Stat(path); err == nil {
+		size = fi.Size()
+	}
+	bo.InitialMmapSize = mapSize(size)
+	db, err := bbolt.Open(path, 0o600, bo)
+	if errors.Is(err, syscall.ENOMEM) && bo.InitialMmapSize > 0 { // an address-space limit (ulimit -v)
+		bo.InitialMmapSize = 0
+		db, err = bbolt.Open(path, 0o600, bo)
+	}
 	if errors.Is(err, bberrors.ErrTimeout) {
 		return nil, fmt.Errorf("bolt store: %s is in use by another process (waited %v for its lock): stop that process or use another file", path, timeout)
 	}
@@ -121,6 +134,27 @@ func open(path string, timeout time.Duration, o Options) (*Store, error) {
 		st.writer = newWriter(db, o.OnCommit)
 	}
 	return st, nil
+}
+
+// minMap is the least memory map a store opens with (see mapSize).
+const minMap = 1 << 30
+
+// mapSize is how much of the file a store maps when it opens: at least twice the file's
+// size, and 1 GiB, on 64-bit systems; 0 (bbolt's default: the file's size, rounded up)
+// on others. bbolt reads the file through one read-only memory map, and to grow it, which
+// a commit does when the file outgrows it, waits for every open read transaction to end;
+// while it waits, new readers and writers wait behind it. A long reader, a backup (Backup)
+// above all, would then stop the service until it ends. Mapping ahead of the file keeps
+// commits from needing a larger map until the file has doubled: the mapping is address
+// space, not memory (the kernel reads in the pages that are used, as before). When the
+// system refuses that much address space (ulimit -v), the store opens with bbolt's
+// default instead. Past the mapped size, bbolt grows the map in steps of 1 GiB, each a
+// short wait for the readers of that moment.
+func mapSize(fileSize int64) int {
+	if strconv.IntSize < 64 {
+		return 0
+	}
+	return int(max(2*fileSize, minMap))
 }
 
 // Path is the file the store was opened on.
