@@ -353,7 +353,7 @@ func (s *Service) runOrders(ctx context.Context) (int, error) {
 		var sorts []string
 		err := s.view(ctx, func(t *txn) error {
 			page, sorts = nil, nil
-			p, err := t.tx.List(collOrderQueue, systemSpace, store.Query{Index: indexDue, From: from, To: to, Limit: orderQueuePage})
+			p, err := t.tx.List(collOrderQueue, systemSpace, store.Query{Index: indexDue, From: from, To: to, Limit: orderQueuePage, NoTotal: true})
 			if err != nil {
 				return internal(err)
 			}

@@ -110,7 +110,7 @@ func (s *Service) RunWebhooks(ctx context.Context) error {
 		var last string
 		err := s.view(ctx, func(t *txn) error {
 			page = nil
-			p, err := t.tx.List(collWebhookQueue, systemSpace, store.Query{Index: indexDue, From: from, To: to, Limit: webhookQueuePage})
+			p, err := t.tx.List(collWebhookQueue, systemSpace, store.Query{Index: indexDue, From: from, To: to, Limit: webhookQueuePage, NoTotal: true})
 			if err != nil {
 				return internal(err)
 			}

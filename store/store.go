@@ -124,6 +124,10 @@ type Query struct {
 	Desc     bool // newest (largest Sort) first
 	Skip     int
 	Limit    int // 0 means no records, only the total
+	// NoTotal says the caller does not read Page.Total: the driver leaves it 0 and skips
+	// counting, which in a From/To range costs a walk of the whole range (queue passes,
+	// which read a page at a time up to a bound, and look-ups of the first entry).
+	NoTotal bool
 }
 
 // Page is the result of a List.

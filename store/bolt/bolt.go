@@ -518,7 +518,10 @@ func (t *tx) List(collection, company string, q store.Query) (store.Page, error)
 		page.Records = append(page.Records, r)
 	}
 
-	if q.From == "" && q.To == "" {
+	switch {
+	case q.NoTotal:
+		return page, nil
+	case q.From == "" && q.To == "":
 		page.Total = int(t.count(prefix))
 		return page, nil
 	}

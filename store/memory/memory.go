@@ -287,7 +287,10 @@ func (t *tx) List(collection, company string, q store.Query) (store.Page, error)
 	default:
 		tree.Ascend(visit)
 	}
-	if q.From == "" && q.To == "" {
+	switch {
+	case q.NoTotal:
+		return page, nil
+	case q.From == "" && q.To == "":
 		page.Total = tree.Len()
 		return page, nil
 	}

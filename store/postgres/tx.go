@@ -296,9 +296,12 @@ func (t *tx) List(collection, company string, q store.Query) (store.Page, error)
 			JOIN payments_records r ON r.collection = i.collection AND r.company = i.company AND r.id = i.id
 			WHERE %s ORDER BY %s LIMIT %d OFFSET %d`, where, order, q.Limit, q.Skip), args...)
 	}
-	if q.From == "" && q.To == "" {
+	switch {
+	case q.NoTotal:
+		b.Queue(`SELECT 0`)
+	case q.From == "" && q.To == "":
 		b.Queue(`SELECT coalesce(sum(n), 0) FROM payments_counts WHERE collection = $1 AND company = $2 AND name = $3`, args...)
-	} else {
+	default:
 		b.Queue(`SELECT count(*) FROM payments_index i WHERE `+where, args...)
 	}
 	res, err := t.exec(b)

@@ -320,6 +320,17 @@ func testListRange(t *testing.T, h Harness) {
 	ids, total = list(t, s, company, store.Query{Index: "all", To: "t2", Desc: true, Limit: 10})
 	is.Equal(ids, []string{"id1", "id0"}) // open start, descending
 	is.Equal(total, 2)
+	for _, q := range []store.Query{
+		{Index: "all", From: "t3", To: "t7", Limit: 2},
+		{Index: "all", From: "t8", Limit: 1},
+		{Index: "all", Desc: true, Skip: 1, Limit: 3},
+	} {
+		want, _ := list(t, s, company, q)
+		q.NoTotal = true
+		ids, total = list(t, s, company, q)
+		is.Equal(ids, want) // NoTotal: the same records
+		is.Equal(total, 0)  // and no count
+	}
 }
 
 func testCompanyIsolation(t *testing.T, h Harness) {
