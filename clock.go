@@ -47,6 +47,31 @@ func (c *ManualClock) Set(t time.Time) {
 	c.now = t
 }
 
+// MoveTo moves the clock forward to t; a clock at or past t stays where it is
+// (MovableClock).
+func (c *ManualClock) MoveTo(t time.Time) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if t.After(c.now) {
+		c.now = t
+	}
+	return nil
+}
+
+// A MovableClock is a clock that its owner moves forward: *ManualClock and *OffsetClock.
+// Service.AdvanceClock moves the Service's clock through the work that falls due.
+type MovableClock interface {
+	Clock
+	// MoveTo moves the clock forward to t. A clock at or past t stays where it is: it
+	// never moves back. An error leaves it where it was.
+	MoveTo(t time.Time) error
+}
+
+// errBackwards refuses a negative advance.
+func errBackwards() error {
+	return invalid("advance", "advance must not be negative: the clock never moves backwards")
+}
+
 // MaxClockOffset is the furthest an OffsetClock moves ahead of its base clock in all: a
 // century, far beyond any charge's expiry or subscription's term, and well inside the years
 // that RFC 3339 (and so every record's JSON) can write.
@@ -78,12 +103,45 @@ func (c *OffsetClock) Now() time.Time {
 func (c *OffsetClock) Advance(d time.Duration) (time.Time, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	switch {
-	case d < 0:
-		return time.Time{}, invalid("advance", "advance must not be negative: the clock never moves backwards")
-	case d > MaxClockOffset-c.offset:
-		return time.Time{}, invalid("advance", "advance would move the clock more than %s ahead in all (%s so far)", MaxClockOffset, c.offset)
+	if d < 0 {
+		return time.Time{}, errBackwards()
+	}
+	if err := c.within(d); err != nil {
+		return time.Time{}, err
 	}
 	c.offset += d
 	return c.base.Now().Add(c.offset), nil
+}
+
+// MoveTo moves the clock forward to t (MovableClock): the offset grows by what t is ahead
+// of the clock's time. A clock at or past t stays; t more than MaxClockOffset ahead of
+// the base clock is refused (EINVALID on "advance") and the clock does not move.
+func (c *OffsetClock) MoveTo(t time.Time) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	d := t.Sub(c.base.Now().Add(c.offset))
+	if d <= 0 {
+		return nil
+	}
+	if err := c.within(d); err != nil {
+		return err
+	}
+	c.offset += d
+	return nil
+}
+
+// reaches says whether the clock can move to t without going beyond MaxClockOffset (nil),
+// or why not: Service.AdvanceClock checks the whole move before its first step.
+func (c *OffsetClock) reaches(t time.Time) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.within(t.Sub(c.base.Now().Add(c.offset)))
+}
+
+// within says whether the offset can grow by d; c.mu is held.
+func (c *OffsetClock) within(d time.Duration) error {
+	if d > MaxClockOffset-c.offset {
+		return invalid("advance", "advance would move the clock more than %s ahead in all (%s so far)", MaxClockOffset, c.offset)
+	}
+	return nil
 }

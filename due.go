@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -120,6 +121,90 @@ func (s *Service) RunDue(ctx context.Context) error {
 	return first
 }
 
+// AdvanceClock moves clock, which must be the Service's (Options.Clock), forward by d as if
+// the time passed with the Service running, as the sandbox's clock route does: it stops
+// at each moment work falls due on the way (a subscription's period, a charge's expiry,
+// an outgoing order's next step, a webhook's retry), in order, and runs RunDue there, and
+// last at the end. So a month's charge generated on its day has expired a week later,
+// with its event at that time, before the next month's is generated. It returns the
+// clock's time at the end.
+//
+// Moving a clock and calling RunDue once does the work of the whole interval at the new
+// time instead: what a process down for that long does when it starts again (late
+// periods are generated then and are payable from then; see subscriptions.go).
+//
+// A negative d is refused (EINVALID on "advance"), as is a move an *OffsetClock cannot make
+// (beyond MaxClockOffset); then the clock does not move. When a pass fails, the clock
+// stays at that step and the error is returned.
+func (s *Service) AdvanceClock(ctx context.Context, clock MovableClock, d time.Duration) (time.Time, error) {
+	if d < 0 {
+		return time.Time{}, errBackwards()
+	}
+	to := clock.Now().Add(d)
+	if c, ok := clock.(interface{ reaches(time.Time) error }); ok {
+		if err := c.reaches(to); err != nil {
+			return time.Time{}, err
+		}
+	}
+	for {
+		if err := ctx.Err(); err != nil {
+			return clock.Now(), internal(err)
+		}
+		now := s.now()
+		next, ok, err := s.nextDue(ctx, now, to)
+		if err != nil {
+			return clock.Now(), err
+		}
+		if !ok {
+			break
+		}
+		if err := clock.MoveTo(next); err != nil {
+			return clock.Now(), err
+		}
+		if !s.now().After(now) { // next is after now: the Service's clock did not move
+			return clock.Now(), internal(errors.New("AdvanceClock: the clock given is not the Service's"))
+		}
+		if err := s.RunDue(ctx); err != nil {
+			return clock.Now(), err
+		}
+	}
+	if err := clock.MoveTo(to); err != nil {
+		return clock.Now(), err
+	}
+	return clock.Now(), s.RunDue(ctx)
+}
+
+// nextDue is the earliest due time after now, and at or before to, of an entry in the
+// due queue, the order queue or the webhook queue; ok is false when none is.
+func (s *Service) nextDue(ctx context.Context, now, to time.Time) (next time.Time, ok bool, err error) {
+	from, until := sortTime(now)+"~", sortTime(to)+"~" // after every entry due at now
+	var first string
+	err = s.view(ctx, func(t *txn) error {
+		for _, coll := range []string{collDueQueue, collOrderQueue, collWebhookQueue} {
+			p, err := t.tx.List(coll, systemSpace, store.Query{Index: indexDue, From: from, To: until, Limit: 1, NoTotal: true})
+			if err != nil {
+				return internal(err)
+			}
+			if len(p.Records) == 0 {
+				continue
+			}
+			if sort, _ := sortIn(p.Records[0], indexDue); first == "" || sort < first {
+				first = sort
+			}
+		}
+		return nil
+	})
+	if err != nil || first == "" {
+		return time.Time{}, false, err
+	}
+	at, _, _ := strings.Cut(first, "|")
+	next, err = time.Parse(sortTimeLayout, at)
+	if err != nil {
+		return time.Time{}, false, internal(fmt.Errorf("due entry sort %q: %w", first, err))
+	}
+	return next, true, nil
+}
+
 // runDue pages through the due queue up to the time it starts. Handling an entry leaves
 // it gone or due after that time (a subscription catches up every started period at
 // once; a generated charge expires days later), so the pages ahead are never changed
@@ -185,7 +270,7 @@ func (s *Service) loadDuePage(ctx context.Context, from, to string) <-chan dueBa
 		var pg dueBatch
 		pg.err = s.view(ctx, func(t *txn) error {
 			pg.entries = nil
-			p, err := t.tx.List(collDueQueue, systemSpace, store.Query{Index: indexDue, From: from, To: to, Limit: dueQueuePage})
+			p, err := t.tx.List(collDueQueue, systemSpace, store.Query{Index: indexDue, From: from, To: to, Limit: dueQueuePage, NoTotal: true})
 			if err != nil {
 				return internal(err)
 			}

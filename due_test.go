@@ -1,13 +1,16 @@
 package payments_test
 
 import (
+	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/matryer/is"
 
 	"github.com/pixfoundry/payments"
+	"github.com/pixfoundry/payments/store/memory"
 )
 
 // countEvents counts the company's events named name (without the vendor prefix).
@@ -105,4 +108,102 @@ func TestService_RunDue_Pages(t *testing.T) {
 	for _, c := range companies {
 		is.Equal(countEvents(t, c, payments.EventChargeExpired), 1) // every company, past the first page
 	}
+}
+
+// TestService_AdvanceClock: moving the clock three months through AdvanceClock is the
+// time passing with the Service running: each month's charge is generated on its period's
+// first moment and expires, with its event, dayDue days later, before the next is
+// generated; a charge made before the move expires at its own time among them. Moving
+// the clock and running one pass, instead, makes every late period's charge at the end
+// (TestService_Subscription_Outage).
+func TestService_AdvanceClock(t *testing.T) {
+	eachStore(t, func(t *testing.T, e env) {
+		is := is.New(t)
+		createSubscription(t, e.svc, payments.CreateSubscriptionParams{CorrelationID: "gym", DayDue: intp(7)}) // from Dec 5
+		_, err := e.svc.CreateCharge(ctx, payments.CreateChargeParams{CorrelationID: "one-off", Value: 500, ExpiresIn: 30 * 86400})
+		is.NoErr(err)
+		before, err := e.svc.Events(ctx, 0, payments.MaxLimit)
+		is.NoErr(err)
+
+		now, err := e.svc.AdvanceClock(ctx, e.clock, 90*24*time.Hour) // Nov 22 → Feb 20
+		is.NoErr(err)
+		is.Equal(now, t0.Add(90*24*time.Hour)) // where it was asked to go
+		is.Equal(e.clock.Now(), now)
+
+		brt := time.FixedZone("BRT", -3*3600)
+		period := func(y int, m time.Month) time.Time { return time.Date(y, m, 5, 0, 0, 0, 0, brt).UTC() }
+		cs := subCharges(t, e.svc, "gym")
+		is.Equal(periodDays(cs, "gym"), []string{"2026-12-05", "2027-01-05", "2027-02-05"})
+		for i, p := range []time.Time{period(2026, 12), period(2027, 1), period(2027, 2)} {
+			is.Equal(cs[i].CreatedAt, p)                    // generated at its period's start
+			is.Equal(cs[i].ExpiresDate, p.AddDate(0, 0, 7)) // payable for dayDue days
+			is.Equal(cs[i].Status, payments.ChargeExpired)  // all three expired by Feb 20
+		}
+
+		evs, err := e.svc.Events(ctx, before[len(before)-1].Seq, payments.MaxLimit)
+		is.NoErr(err)
+		type step struct {
+			name string
+			at   time.Time
+			corr string
+		}
+		var got []step
+		for _, ev := range evs {
+			var d struct {
+				Charge struct {
+					CorrelationID string `json:"correlationID"`
+				} `json:"charge"`
+			}
+			is.NoErr(json.Unmarshal(ev.Data, &d))
+			got = append(got, step{ev.Name, ev.Time, d.Charge.CorrelationID})
+		}
+		created, expired := e.svc.EventName(payments.EventChargeCreated), e.svc.EventName(payments.EventChargeExpired)
+		is.Equal(got, []step{ // in the order the time made them, at their times
+			{created, period(2026, 12), "gym:2026-12-05"},
+			{expired, period(2026, 12).AddDate(0, 0, 7), "gym:2026-12-05"},
+			{expired, t0.Add(30 * 24 * time.Hour), "one-off"},
+			{created, period(2027, 1), "gym:2027-01-05"},
+			{expired, period(2027, 1).AddDate(0, 0, 7), "gym:2027-01-05"},
+			{created, period(2027, 2), "gym:2027-02-05"},
+			{expired, period(2027, 2).AddDate(0, 0, 7), "gym:2027-02-05"},
+		})
+
+		again, err := e.svc.AdvanceClock(ctx, e.clock, 0)
+		is.NoErr(err)
+		is.Equal(again, now) // zero moves nothing
+		after, err := e.svc.Events(ctx, evs[len(evs)-1].Seq, payments.MaxLimit)
+		is.NoErr(err)
+		is.Equal(len(after), 0) // and does nothing twice
+	})
+}
+
+// TestService_AdvanceClock_Refused: a negative move, or one an OffsetClock cannot make,
+// is an error naming "advance" and moves nothing; a clock that is not the Service's is an
+// error, not a loop.
+func TestService_AdvanceClock_Refused(t *testing.T) {
+	is := is.New(t)
+	e := newEnv(t, memory.New())
+	createSubscription(t, e.svc, payments.CreateSubscriptionParams{CorrelationID: "gym"})
+
+	_, err := e.svc.AdvanceClock(ctx, e.clock, -time.Second)
+	is.Equal(payments.ErrorCode(err), payments.EINVALID)
+	is.Equal(payments.ErrorField(err), "advance")
+	is.Equal(e.clock.Now(), t0) // not moved
+
+	other := payments.NewManualClock(t0)
+	_, err = e.svc.AdvanceClock(ctx, other, 60*24*time.Hour)
+	is.True(err != nil)                                         // refused
+	is.True(strings.Contains(err.Error(), "not the Service's")) // saying why
+	is.Equal(len(subCharges(t, e.svc, "gym")), 0)               // nothing generated
+	is.Equal(countEvents(t, e.svc, payments.EventChargeCreated), 0)
+
+	offset := payments.NewOffsetClock(payments.NewManualClock(t0))
+	svc, err := payments.New(memory.New(), payments.Options{Clock: offset})
+	is.NoErr(err)
+	_, err = svc.AdvanceClock(ctx, offset, payments.MaxClockOffset+time.Hour)
+	is.Equal(payments.ErrorField(err), "advance") // beyond the furthest offset
+	is.Equal(offset.Now(), t0)                    // not moved
+	now, err := svc.AdvanceClock(ctx, offset, time.Hour)
+	is.NoErr(err)
+	is.Equal(now, t0.Add(time.Hour))
 }

@@ -83,6 +83,29 @@ func TestSandbox_Clock(t *testing.T) {
 		r = s.do(t, "GET", "/api/v1/charge/later", s.appID, "")
 		is.Equal(str(r.body, "charge", "status"), "EXPIRED") // the other one too
 	})
+	t.Run("AdvanceIsTimePassing", func(t *testing.T) {
+		// Three months on: each month's charge was generated on its day and expired a week
+		// later, as with the server running; the last is still payable.
+		is := is.New(t)
+		s, _ := newClockServer(t, true)
+		r := s.do(t, "POST", "/api/v1/subscriptions", s.appID, `{"value":2500,"correlationID":"gym",
+			"customer":{"name":"Ana","taxID":"52998224725"},"dayGenerateCharge":10,"dayDue":7}`)
+		mustStatus(t, is, r, http.StatusOK)
+		r = s.do(t, "POST", "/openpix/testing/clock", s.appID, `{"advance":"2064h"}`) // 86 days: Feb 16
+		mustStatus(t, is, r, http.StatusOK)
+		is.Equal(str(r.body, "now"), "2027-02-16T12:00:00Z")
+		r = s.do(t, "GET", "/api/v1/charge?subscription=gym", s.appID, "")
+		mustStatus(t, is, r, http.StatusOK)
+		var got []string
+		for _, c := range list(r.body, "charges") { // newest first
+			got = append(got, str(c, "correlationID")+" "+str(c, "status")+" "+str(c, "createdAt"))
+		}
+		is.Equal(got, []string{
+			"gym:2027-02-10 ACTIVE 2027-02-10T03:00:00Z",
+			"gym:2027-01-10 EXPIRED 2027-01-10T03:00:00Z",
+			"gym:2026-12-10 EXPIRED 2026-12-10T03:00:00Z",
+		})
+	})
 	t.Run("Errors", func(t *testing.T) {
 		s, clock := newClockServer(t, true)
 		for _, tc := range []struct{ name, body string }{

@@ -25,7 +25,6 @@ import (
 	"net/url"
 	"runtime/debug"
 	"strings"
-	"time"
 
 	"github.com/pixfoundry/payments"
 )
@@ -48,7 +47,7 @@ type Options struct {
 	// (payments.Options.Clock), typically a *payments.OffsetClock over the system clock.
 	// It is one clock for the whole server: moving it moves time for every company. Nil
 	// leaves the clock routes answering 501.
-	Clock Advancer
+	Clock payments.MovableClock
 	// Logger receives request failures and recovered panics; default discards them.
 	Logger *slog.Logger
 	// MaxBodyBytes caps request bodies; default DefaultMaxBodyBytes. A larger body is
@@ -70,14 +69,6 @@ type Options struct {
 	// OnRequest, if set, is called after each request with its method, route, status and
 	// duration (metrics by route); it runs on the request's goroutine and must be quick.
 	OnRequest func(RequestInfo)
-}
-
-// Advancer is a clock that moves forward on request, never back: *payments.OffsetClock.
-type Advancer interface {
-	Now() time.Time
-	// Advance moves the clock forward by d and returns the new time; a negative d is an
-	// EINVALID error naming "advance".
-	Advance(d time.Duration) (time.Time, error)
 }
 
 // New returns the HTTP handler of the OpenPix-compatible API over svc. svc is used to

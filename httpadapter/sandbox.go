@@ -114,7 +114,7 @@ func clockAnswer(now time.Time) clockBody {
 }
 
 // handleSandboxClockGet: GET /<vendor>/testing/clock → 200 {now}, the server's time.
-func handleSandboxClockGet(log *slog.Logger, clock Advancer) http.Handler {
+func handleSandboxClockGet(log *slog.Logger, clock payments.MovableClock) http.Handler {
 	if clock == nil {
 		return handleNotImplemented(log, "this server's clock cannot be moved (httpadapter.Options.Clock is not set)")
 	}
@@ -124,12 +124,14 @@ func handleSandboxClockGet(log *slog.Logger, clock Advancer) http.Handler {
 }
 
 // handleSandboxClockAdvance: POST /<vendor>/testing/clock {"advance":"<Go duration>"} (e.g.
-// "744h", "90m", "0s") moves the server's clock forward, then runs the due pass
-// (payments.Service.RunDue: expiry, outgoing orders, ...) before it answers, so a client
-// that advances and then lists sees what the new time made due. → 200 {now}. A missing,
-// malformed or negative advance is a 400 naming "advance": the clock never moves back.
-// The clock is the server's, one for every company: any company's App ID moves it.
-func handleSandboxClockAdvance(log *slog.Logger, clock Advancer) http.Handler {
+// "744h", "90m", "0s") moves the server's clock forward as if the time passed
+// (payments.Service.AdvanceClock): the due pass runs at each moment work falls due on the
+// way (a subscription's period, an expiry, an outgoing order's step, a webhook's retry)
+// and at the end, before the answer, so a client that advances and then lists sees what
+// the time made due, in the order it fell due. → 200 {now}. A missing, malformed or
+// negative advance is a 400 naming "advance": the clock never moves back. The clock is
+// the server's, one for every company: any company's App ID moves it.
+func handleSandboxClockAdvance(log *slog.Logger, clock payments.MovableClock) http.Handler {
 	if clock == nil {
 		return handleNotImplemented(log, "this server's clock cannot be moved (httpadapter.Options.Clock is not set)")
 	}
@@ -151,12 +153,8 @@ func handleSandboxClockAdvance(log *slog.Logger, clock Advancer) http.Handler {
 			writeError(w, r, log, invalid("advance", `advance must be a duration such as "744h" or "90m"`))
 			return
 		}
-		now, err := clock.Advance(d)
+		now, err := company(r).AdvanceClock(r.Context(), clock, d)
 		if err != nil {
-			writeError(w, r, log, err)
-			return
-		}
-		if err := company(r).RunDue(r.Context()); err != nil {
 			writeError(w, r, log, err)
 			return
 		}

@@ -302,7 +302,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 
 	// The clock: in the sandbox, the system clock plus an offset the clock route moves.
 	var clock payments.Clock = payments.SystemClock{}
-	var advancer httpadapter.Advancer
+	var advancer payments.MovableClock
 	if cfg.sandbox {
 		c := payments.NewOffsetClock(payments.SystemClock{})
 		clock, advancer = c, c
