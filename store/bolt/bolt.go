@@ -20,6 +20,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"sync"
 	"syscall"
@@ -394,10 +395,56 @@ func (t *tx) Put(collection, company string, r store.Record) error {
 	if err := t.checkKeys(collection, company, r.ID, r.Keys); err != nil {
 		return err
 	}
-	if err := t.remove(collection, company, old); err != nil {
+	return t.change(collection, company, old, r)
+}
+
+// change replaces the stored record old with r (same id): it writes the record and only
+// the keys and index entries that differ, so that a change of status, which moves a few
+// of a charge's index entries, does not delete and write again the ones that stay.
+func (t *tx) change(collection, company string, old, r store.Record) error {
+	if !t.btx.Writable() {
+		return errReadOnly
+	}
+	if err := t.put(bRecords, t.key(collection, company, r.ID), encodeRecord(r)); err != nil {
 		return err
 	}
-	return t.add(collection, company, r)
+	for _, k := range old.Keys {
+		if !slices.Contains(r.Keys, k) {
+			if err := t.delete(bKeys, t.key(collection, company, k)); err != nil {
+				return err
+			}
+		}
+	}
+	for _, k := range r.Keys {
+		if !slices.Contains(old.Keys, k) {
+			if err := t.put(bKeys, t.key(collection, company, k), []byte(r.ID)); err != nil {
+				return err
+			}
+		}
+	}
+	for _, ix := range old.Indexes {
+		if slices.Contains(r.Indexes, ix) {
+			continue
+		}
+		if err := t.index().Delete(t.key(collection, company, ix.Name, ix.Sort, r.ID)); err != nil {
+			return err
+		}
+		if err := t.addCount(t.key(collection, company, ix.Name), -1); err != nil {
+			return err
+		}
+	}
+	for _, ix := range r.Indexes {
+		if slices.Contains(old.Indexes, ix) {
+			continue
+		}
+		if err := t.index().Put(t.key(collection, company, ix.Name, ix.Sort, r.ID), nil); err != nil {
+			return err
+		}
+		if err := t.addCount(t.key(collection, company, ix.Name), 1); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (t *tx) Delete(collection, company, id string) error {

@@ -58,6 +58,7 @@ func Run(t *testing.T, h Harness) {
 		{"NextCommitOrder", testNextCommitOrder},
 		{"NoPhantoms", testNoPhantoms},
 		{"Reopen", testReopen},
+		{"PutChanges", testPutChanges},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.fn(t, h) })
@@ -259,6 +260,64 @@ func testPutAndDelete(t *testing.T, h Harness) {
 	_, total = list(t, s, company, store.Query{Index: "all", Limit: 10})
 	is.Equal(total, 0)
 	insert(t, s, company, rec("b", "k:a2")) // delete frees unique keys
+}
+
+// testPutChanges: a Put that keeps some keys and index entries, drops some and adds some
+// leaves exactly the new ones, with counts to match, however often it is repeated.
+func testPutChanges(t *testing.T, h Harness) {
+	is := is.New(t)
+	s := open(t, h)
+	ix := func(pairs ...string) []store.Index {
+		var out []store.Index
+		for i := 0; i < len(pairs); i += 2 {
+			out = append(out, store.Index{Name: pairs[i], Sort: pairs[i+1]})
+		}
+		return out
+	}
+	a := rec("a", "k:1", "k:2")
+	a.Indexes = ix("all", "s1", "status:a", "s1", "x", "s1")
+	b := rec("b", "k:b")
+	b.Indexes = ix("all", "s0", "status:a", "s0", "x", "s3")
+	insert(t, s, company, a, b)
+
+	a.Keys = []string{"k:1", "k:3"}                          // keeps k:1, drops k:2, adds k:3
+	a.Indexes = ix("all", "s1", "status:b", "s1", "x", "s2") // keeps all, moves status, re-sorts x
+	a.Data = []byte(`{"id":"a","v":2}`)
+	for range 2 { // the second Put changes nothing more
+		is.NoErr(s.Update(ctx, func(tx store.Tx) error {
+			if err := tx.Put(coll, company, a); err != nil {
+				return err
+			}
+			return tx.Put(coll, company, a) // and twice in one transaction
+		}))
+	}
+	is.NoErr(s.View(ctx, func(tx store.Tx) error {
+		for k, want := range map[string]bool{"k:1": true, "k:2": false, "k:3": true, "k:b": true} {
+			_, err := tx.GetByKey(coll, company, k)
+			is.Equal(err == nil, want) // keys kept, dropped and added
+		}
+		r, err := tx.Get(coll, company, "a")
+		is.NoErr(err)
+		is.Equal(string(r.Data), `{"id":"a","v":2}`) // the new data
+		is.Equal(r.Indexes, a.Indexes)               // and indexes
+		return nil
+	}))
+	for _, c := range []struct {
+		q     store.Query
+		ids   []string
+		total int
+	}{
+		{store.Query{Index: "all", Limit: 10}, []string{"b", "a"}, 2},
+		{store.Query{Index: "status:a", Limit: 10}, []string{"b"}, 1},
+		{store.Query{Index: "status:b", Limit: 10}, []string{"a"}, 1},
+		{store.Query{Index: "x", Limit: 10}, []string{"a", "b"}, 2},
+		{store.Query{Index: "x", From: "s2", To: "s3", Limit: 10}, []string{"a"}, 1},
+		{store.Query{Index: "x", To: "s2", Limit: 10}, []string{}, 0},
+	} {
+		ids, total := list(t, s, company, c.q)
+		is.Equal(ids, c.ids)     // the entries
+		is.Equal(total, c.total) // and the count
+	}
 }
 
 func testList(t *testing.T, h Harness) {
