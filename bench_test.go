@@ -123,6 +123,28 @@ func BenchmarkReceivePix(b *testing.B) {
 	})
 }
 
+// BenchmarkPayCharge pays ACTIVE charges with a customer (ReceiveChargePix): the Pix, the
+// charge's change to COMPLETED (its status index entries move), the ledger entry and the
+// events. Each charge is created with the timer stopped.
+func BenchmarkPayCharge(b *testing.B) {
+	eachStoreB(b, func(b *testing.B, e env) {
+		b.ReportAllocs()
+		for i := 0; b.Loop(); i++ {
+			b.StopTimer()
+			c, err := e.svc.CreateCharge(ctx, payments.CreateChargeParams{CorrelationID: fmt.Sprintf("o%d", i), Value: 1990,
+				Customer: &payments.CreateCustomerParams{Name: "Ana", TaxID: "52998224725", Email: "ana@example.com"}})
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.StartTimer()
+			_, _, err = e.svc.ReceiveChargePix(ctx, c.CorrelationID, payments.ReceivePixParams{EndToEndID: fmt.Sprintf("E99999999202611221200%011d", i)})
+			if err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
 // BenchmarkRefund refunds 1 centavo of a received Pix: the hold, the rail (sandbox, settling
 // at once) and the settlement, two store transactions in all.
 func BenchmarkRefund(b *testing.B) {
