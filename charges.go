@@ -833,8 +833,9 @@ func (t *txn) expireCharge(c Charge) error {
 	return t.emitCharge(EventChargeExpired, c)
 }
 
-// dueCharges returns ACTIVE charges whose expiry time is not after now.
+// dueCharges returns up to limit ACTIVE charges whose expiry time is not after now, and,
+// when limit is 0, how many there are (a count costs a walk of them all).
 func (t *txn) dueCharges(limit int) ([]Charge, int, error) {
-	q := store.Query{Index: indexExpiry, To: sortTime(t.now.Add(time.Nanosecond)), Limit: limit}
+	q := store.Query{Index: indexExpiry, To: sortTime(t.now.Add(time.Nanosecond)), Limit: limit, NoTotal: limit > 0}
 	return list(t, collCharges, q, func(c *Charge, id string) { c.ID = id })
 }
