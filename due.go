@@ -134,8 +134,10 @@ func (s *Service) RunDue(ctx context.Context) error {
 // periods are generated then and are payable from then; see subscriptions.go).
 //
 // A negative d is refused (EINVALID on "advance"), as is a move an *OffsetClock cannot make
-// (beyond MaxClockOffset); then the clock does not move. When a pass fails, the clock
-// stays at that step and the error is returned.
+// (beyond MaxClockOffset); then the clock does not move. A pass that fails does not stop
+// the move, as a failing entry does not stop a pass: the clock goes on to the end, the
+// work that failed is tried again at each later step, and the first failure is returned.
+// A failure to find the next step (the store's) stops the move where it is.
 func (s *Service) AdvanceClock(ctx context.Context, clock MovableClock, d time.Duration) (time.Time, error) {
 	if d < 0 {
 		return time.Time{}, errBackwards()
@@ -146,6 +148,7 @@ func (s *Service) AdvanceClock(ctx context.Context, clock MovableClock, d time.D
 			return time.Time{}, err
 		}
 	}
+	var first error
 	for {
 		if err := ctx.Err(); err != nil {
 			return clock.Now(), internal(err)
@@ -164,14 +167,12 @@ func (s *Service) AdvanceClock(ctx context.Context, clock MovableClock, d time.D
 		if !s.now().After(now) { // next is after now: the Service's clock did not move
 			return clock.Now(), internal(errors.New("AdvanceClock: the clock given is not the Service's"))
 		}
-		if err := s.RunDue(ctx); err != nil {
-			return clock.Now(), err
-		}
+		first = cmp.Or(first, s.RunDue(ctx))
 	}
 	if err := clock.MoveTo(to); err != nil {
 		return clock.Now(), err
 	}
-	return clock.Now(), s.RunDue(ctx)
+	return clock.Now(), cmp.Or(first, s.RunDue(ctx))
 }
 
 // nextDue is the earliest due time after now, and at or before to, of an entry in the

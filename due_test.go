@@ -2,6 +2,7 @@ package payments_test
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -206,4 +207,26 @@ func TestService_AdvanceClock_Refused(t *testing.T) {
 	now, err := svc.AdvanceClock(ctx, offset, time.Hour)
 	is.NoErr(err)
 	is.Equal(now, t0.Add(time.Hour))
+}
+
+// TestService_AdvanceClock_Failing: passes that fail do not stop the move: the clock gets
+// to the end and the failure is returned; once the store writes again, the next pass
+// catches up, each period once.
+func TestService_AdvanceClock_Failing(t *testing.T) {
+	is := is.New(t)
+	fs := &failingStore{Store: memory.New()}
+	e := newEnv(t, fs)
+	createSubscription(t, e.svc, payments.CreateSubscriptionParams{CorrelationID: "gym"})
+	fs.fail.Store(true) // every write fails
+
+	now, err := e.svc.AdvanceClock(ctx, e.clock, 60*24*time.Hour)
+	is.True(errors.Is(err, errCrash))      // the failure, returned
+	is.Equal(now, t0.Add(60*24*time.Hour)) // and the clock at the end
+	is.Equal(e.clock.Now(), now)
+	is.Equal(len(subCharges(t, e.svc, "gym")), 0) // nothing written
+
+	fs.fail.Store(false)
+	_, err = e.svc.AdvanceClock(ctx, e.clock, 0)
+	is.NoErr(err)
+	is.Equal(periodDays(subCharges(t, e.svc, "gym"), "gym"), []string{"2026-12-05", "2027-01-05"}) // caught up, once each
 }
