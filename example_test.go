@@ -169,3 +169,48 @@ func Example_paymentFlow() {
 	// balance: 6320
 	// audit ok: true
 }
+
+// The sandbox's time machine: fifty days of a monthly subscription pass in one call. Each
+// month's charge is made on its day and expires a week later, with its events, as if the
+// Service had run all along.
+func ExampleService_AdvanceClock() {
+	ctx := context.Background()
+	clock := payments.NewManualClock(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC))
+	svc, err := payments.New(memory.New(), payments.Options{Clock: clock})
+	if err != nil {
+		panic(err)
+	}
+	_, err = svc.CreateSubscription(ctx, payments.CreateSubscriptionParams{
+		CorrelationID: "gym", Value: 9900, DayDue: new(7),
+		Customer: &payments.CreateCustomerParams{Name: "Ana Souza", TaxID: "529.982.247-25"},
+	})
+	if err != nil {
+		panic(err)
+	}
+	now, err := svc.AdvanceClock(ctx, clock, 50*24*time.Hour)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println("now", now.Format(time.DateOnly))
+	charges, _, err := svc.ListCharges(ctx, payments.ChargeFilter{Subscription: "gym"})
+	if err != nil {
+		panic(err)
+	}
+	for _, c := range charges {
+		fmt.Println(c.CorrelationID, c.Status, c.ExpiresDate.Format(time.DateOnly))
+	}
+	events, err := svc.Events(ctx, 0, 100)
+	if err != nil {
+		panic(err)
+	}
+	for _, ev := range events {
+		fmt.Println(ev.Time.Format(time.DateOnly), ev.Name)
+	}
+	// Output:
+	// now 2027-01-11
+	// gym:2027-01-05 ACTIVE 2027-01-12
+	// gym:2026-12-05 EXPIRED 2026-12-12
+	// 2026-12-05 OPENPIX:CHARGE_CREATED
+	// 2026-12-12 OPENPIX:CHARGE_EXPIRED
+	// 2027-01-05 OPENPIX:CHARGE_CREATED
+}
