@@ -108,8 +108,10 @@ func open(path string, timeout time.Duration, o Options) (*Store, error) {
 	}
 	bo.InitialMmapSize = mapSize(size)
 	db, err := bbolt.Open(path, 0o600, bo)
-	if errors.Is(err, syscall.ENOMEM) && bo.InitialMmapSize > 0 { // an address-space limit (ulimit -v)
-		bo.InitialMmapSize = 0
+	for errors.Is(err, syscall.ENOMEM) && bo.InitialMmapSize > 0 { // an address-space limit (ulimit -v)
+		if bo.InitialMmapSize /= 4; bo.InitialMmapSize < minMap/16 {
+			bo.InitialMmapSize = 0 // bbolt's own
+		}
 		db, err = bbolt.Open(path, 0o600, bo)
 	}
 	if errors.Is(err, bberrors.ErrTimeout) {
@@ -148,8 +150,8 @@ const minMap = 1 << 30
 // above all, would then stop the service until it ends. Mapping ahead of the file keeps
 // commits from needing a larger map until the file has doubled: the mapping is address
 // space, not memory (the kernel reads in the pages that are used, as before). When the
-// system refuses that much address space (ulimit -v), the store opens with bbolt's
-// default instead. Past the mapped size, bbolt grows the map in steps of 1 GiB, each a
+// system refuses that much address space (ulimit -v), the store asks for a quarter, and so
+// on down to 64 MiB, then bbolt's default. Past the mapped size, bbolt grows the map in steps of 1 GiB, each a
 // short wait for the readers of that moment.
 func mapSize(fileSize int64) int {
 	if strconv.IntSize < 64 {
