@@ -2,8 +2,11 @@ package httpadapter_test
 
 import (
 	"bytes"
+	"io"
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -105,6 +108,34 @@ func TestSandbox_Clock(t *testing.T) {
 			"gym:2027-01-10 EXPIRED 2027-01-10T03:00:00Z",
 			"gym:2026-12-10 EXPIRED 2026-12-10T03:00:00Z",
 		})
+	})
+	t.Run("LongerThanWriteTimeout", func(t *testing.T) {
+		// A server whose WriteTimeout has passed before any handler could answer: the move
+		// still answers, since it lifts the deadline; another route's answer is cut off.
+		is := is.New(t)
+		s, _ := newClockServer(t, true)
+		srv := httptest.NewUnstartedServer(s.h)
+		srv.Config.WriteTimeout = time.Nanosecond
+		srv.Start()
+		defer srv.Close()
+		call := func(method, path, body string) (int, error) {
+			req, err := http.NewRequest(method, srv.URL+path, strings.NewReader(body))
+			is.NoErr(err)
+			req.Header.Set("Authorization", s.appID)
+			req.Header.Set("Content-Type", "application/json")
+			res, err := srv.Client().Do(req)
+			if err != nil {
+				return 0, err
+			}
+			defer res.Body.Close()
+			_, err = io.ReadAll(res.Body)
+			return res.StatusCode, err
+		}
+		code, err := call("POST", "/openpix/testing/clock", `{"advance":"744h"}`)
+		is.NoErr(err)
+		is.Equal(code, http.StatusOK) // answered
+		_, err = call("GET", "/openpix/testing/clock", "")
+		is.True(err != nil) // the deadline is real: a route that does not lift it is cut off
 	})
 	t.Run("Errors", func(t *testing.T) {
 		s, clock := newClockServer(t, true)

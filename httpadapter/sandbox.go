@@ -130,7 +130,9 @@ func handleSandboxClockGet(log *slog.Logger, clock payments.MovableClock) http.H
 // and at the end, before the answer, so a client that advances and then lists sees what
 // the time made due, in the order it fell due. → 200 {now}. A missing, malformed or
 // negative advance is a 400 naming "advance": the clock never moves back. The clock is
-// the server's, one for every company: any company's App ID moves it.
+// the server's, one for every company: any company's App ID moves it. A move takes as
+// long as the work it makes due (seconds for a year of thousands of subscriptions), so
+// the handler lifts the server's write deadline (http.Server.WriteTimeout) for its answer.
 func handleSandboxClockAdvance(log *slog.Logger, clock payments.MovableClock) http.Handler {
 	if clock == nil {
 		return handleNotImplemented(log, "this server's clock cannot be moved (httpadapter.Options.Clock is not set)")
@@ -153,6 +155,7 @@ func handleSandboxClockAdvance(log *slog.Logger, clock payments.MovableClock) ht
 			writeError(w, r, log, invalid("advance", `advance must be a duration such as "744h" or "90m"`))
 			return
 		}
+		_ = http.NewResponseController(w).SetWriteDeadline(time.Time{}) // not supported: nothing to lift
 		now, err := company(r).AdvanceClock(r.Context(), clock, d)
 		if err != nil {
 			writeError(w, r, log, err)
