@@ -42,6 +42,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 )
 
 // ErrNotFound is returned when no record has the requested id or key.
@@ -163,4 +164,25 @@ func (q Query) Check() error {
 		return fmt.Errorf("%w: negative skip or limit", ErrInvalid)
 	}
 	return nil
+}
+
+// Changes is what a Put of r over the stored old (the same id) changes besides the data:
+// the keys and index entries old has and r has not (drop), and those r has and old has not
+// (add). Drivers write only these, so a Put that keeps most of a record's entries, as a
+// change of status does, does not delete and write them again.
+func Changes(old, r Record) (drop, add Record) {
+	drop = Record{ID: old.ID, Keys: without(old.Keys, r.Keys), Indexes: without(old.Indexes, r.Indexes)}
+	add = Record{ID: r.ID, Keys: without(r.Keys, old.Keys), Indexes: without(r.Indexes, old.Indexes)}
+	return drop, add
+}
+
+// without is a's elements that are not in b, in a's order.
+func without[T comparable](a, b []T) []T {
+	var out []T
+	for _, v := range a {
+		if !slices.Contains(b, v) {
+			out = append(out, v)
+		}
+	}
+	return out
 }

@@ -20,7 +20,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"slices"
 	"strconv"
 	"sync"
 	"syscall"
@@ -401,52 +400,21 @@ func (t *tx) Put(collection, company string, r store.Record) error {
 }
 
 // change replaces the stored record old with r (same id): it writes the record and only
-// the keys and index entries that differ, so that a change of status, which moves a few
-// of a charge's index entries, does not delete and write again the ones that stay.
+// the keys and index entries that differ (store.Changes), so that a change of status,
+// which moves a few of a charge's index entries, does not delete and write again the
+// ones that stay.
 func (t *tx) change(collection, company string, old, r store.Record) error {
 	if !t.btx.Writable() {
 		return errReadOnly
 	}
+	drop, add := store.Changes(old, r)
+	if err := t.unlink(collection, company, drop); err != nil {
+		return err
+	}
 	if err := t.put(bRecords, t.key(collection, company, r.ID), encodeRecord(r)); err != nil {
 		return err
 	}
-	for _, k := range old.Keys {
-		if !slices.Contains(r.Keys, k) {
-			if err := t.delete(bKeys, t.key(collection, company, k)); err != nil {
-				return err
-			}
-		}
-	}
-	for _, k := range r.Keys {
-		if !slices.Contains(old.Keys, k) {
-			if err := t.put(bKeys, t.key(collection, company, k), []byte(r.ID)); err != nil {
-				return err
-			}
-		}
-	}
-	for _, ix := range old.Indexes {
-		if slices.Contains(r.Indexes, ix) {
-			continue
-		}
-		if err := t.index().Delete(t.key(collection, company, ix.Name, ix.Sort, r.ID)); err != nil {
-			return err
-		}
-		if err := t.addCount(t.key(collection, company, ix.Name), -1); err != nil {
-			return err
-		}
-	}
-	for _, ix := range r.Indexes {
-		if slices.Contains(old.Indexes, ix) {
-			continue
-		}
-		if err := t.index().Put(t.key(collection, company, ix.Name, ix.Sort, r.ID), nil); err != nil {
-			return err
-		}
-		if err := t.addCount(t.key(collection, company, ix.Name), 1); err != nil {
-			return err
-		}
-	}
-	return nil
+	return t.link(collection, company, add)
 }
 
 func (t *tx) Delete(collection, company, id string) error {
@@ -473,6 +441,11 @@ func (t *tx) add(collection, company string, r store.Record) error {
 	if err := t.put(bRecords, t.key(collection, company, r.ID), encodeRecord(r)); err != nil {
 		return err
 	}
+	return t.link(collection, company, r)
+}
+
+// link writes r's keys and index entries, counting the entries.
+func (t *tx) link(collection, company string, r store.Record) error {
 	for _, k := range r.Keys {
 		if err := t.put(bKeys, t.key(collection, company, k), []byte(r.ID)); err != nil {
 			return err
@@ -496,6 +469,11 @@ func (t *tx) remove(collection, company string, r store.Record) error {
 	if err := t.delete(bRecords, t.key(collection, company, r.ID)); err != nil {
 		return err
 	}
+	return t.unlink(collection, company, r)
+}
+
+// unlink deletes r's keys and index entries, counting the entries.
+func (t *tx) unlink(collection, company string, r store.Record) error {
 	for _, k := range r.Keys {
 		if err := t.delete(bKeys, t.key(collection, company, k)); err != nil {
 			return err

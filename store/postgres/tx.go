@@ -177,9 +177,10 @@ func (t *tx) Put(collection, company string, r store.Record) error {
 	b := &pgx.Batch{}
 	b.Queue(`UPDATE payments_records SET meta = $4, data = $5 WHERE collection = $1 AND company = $2 AND id = $3`,
 		collection, []byte(company), []byte(r.ID), encodeMeta(r), dataOf(r))
-	t.queueRemove(b, collection, company, old)
-	t.queueAdd(b, collection, company, r)
-	t.queueCounts(b, collection, company, r.ID, countDeltas(old.Indexes, r.Indexes))
+	drop, add := store.Changes(old, r) // only what changed
+	t.queueRemove(b, collection, company, drop)
+	t.queueAdd(b, collection, company, add)
+	t.queueCounts(b, collection, company, r.ID, countDeltas(drop.Indexes, add.Indexes))
 	return t.send(b)
 }
 
