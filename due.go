@@ -161,7 +161,9 @@ func (s *Service) AdvanceClock(ctx context.Context, clock MovableClock, d time.D
 		if !ok {
 			break
 		}
-		if err := clock.MoveTo(next); err != nil {
+		// The Service reads its clock to the millisecond (now): a step to the millisecond
+		// at or after next makes the entry due.
+		if err := clock.MoveTo(next.Add(time.Millisecond - 1).Truncate(time.Millisecond)); err != nil {
 			return clock.Now(), err
 		}
 		if !s.now().After(now) { // next is after now: the Service's clock did not move

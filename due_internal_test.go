@@ -223,3 +223,26 @@ func newMemoryService(t *testing.T) (*Service, *ManualClock) {
 	}
 	return svc, clock
 }
+
+// TestAdvanceClock_SubMillisecond: work due between two milliseconds (a webhook timeout
+// or lease configured below a millisecond would make one) is reached: the Service reads
+// its clock to the millisecond, so the step goes to the next one, and the move ends.
+func TestAdvanceClock_SubMillisecond(t *testing.T) {
+	is := is.New(t)
+	svc, clock := newMemoryService(t)
+	t0 := clock.Now()
+	clock.Set(t0.Add(time.Microsecond)) // off the millisecond, as a system clock is
+	at := t0.Add(1500 * time.Microsecond)
+	is.NoErr(svc.update(context.Background(), func(t *txn) error {
+		eid := dueEntryID("test", "co", "x") // a kind no version handles: the pass drops it
+		r, err := encode(eid, dueEntry{Kind: "test", Company: "co", ID: "x"}, nil, []store.Index{{Name: indexDue, Sort: dueSort(at, eid)}})
+		if err != nil {
+			return err
+		}
+		return t.tx.Insert(collDueQueue, systemSpace, r)
+	}))
+	now, err := svc.AdvanceClock(context.Background(), clock, time.Hour)
+	is.NoErr(err)
+	is.Equal(now, t0.Add(time.Hour+time.Microsecond)) // at the end
+	is.Equal(len(queued(t, svc)), 0)                  // the entry handled on the way
+}
