@@ -133,6 +133,9 @@ func (s *Service) RunDue(ctx context.Context) error {
 // time instead: what a process down for that long does when it starts again (late
 // periods are generated then and are payable from then; see subscriptions.go).
 //
+// Moves run one at a time (a second waits for the first), so two moves of a month, asked
+// for at once, take the clock two months on.
+//
 // A negative d is refused (EINVALID on "advance"), as is a move an *OffsetClock cannot make
 // (beyond MaxClockOffset); then the clock does not move. A pass that fails does not stop
 // the move, as a failing entry does not stop a pass: the clock goes on to the end, the
@@ -142,6 +145,8 @@ func (s *Service) AdvanceClock(ctx context.Context, clock MovableClock, d time.D
 	if d < 0 {
 		return time.Time{}, errBackwards()
 	}
+	s.core.moving.Lock()
+	defer s.core.moving.Unlock()
 	to := clock.Now().Add(d)
 	if c, ok := clock.(interface{ reaches(time.Time) error }); ok {
 		if err := c.reaches(to); err != nil {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -229,4 +230,22 @@ func TestService_AdvanceClock_Failing(t *testing.T) {
 	_, err = e.svc.AdvanceClock(ctx, e.clock, 0)
 	is.NoErr(err)
 	is.Equal(periodDays(subCharges(t, e.svc, "gym"), "gym"), []string{"2026-12-05", "2027-01-05"}) // caught up, once each
+}
+
+// TestService_AdvanceClock_AtOnce: two moves asked for at once run one after the other
+// and add up, as a client that sends two expects.
+func TestService_AdvanceClock_AtOnce(t *testing.T) {
+	is := is.New(t)
+	e := newEnv(t, memory.New())
+	createSubscription(t, e.svc, payments.CreateSubscriptionParams{CorrelationID: "gym"})
+	var wg sync.WaitGroup
+	for range 2 {
+		wg.Go(func() {
+			_, err := e.svc.AdvanceClock(ctx, e.clock, 31*24*time.Hour)
+			is.NoErr(err)
+		})
+	}
+	wg.Wait()
+	is.Equal(e.clock.Now(), t0.Add(62*24*time.Hour))                                               // both moves
+	is.Equal(periodDays(subCharges(t, e.svc, "gym"), "gym"), []string{"2026-12-05", "2027-01-05"}) // each period once
 }

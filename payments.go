@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 	"unicode/utf8"
@@ -94,6 +95,9 @@ type core struct {
 	webhooks    *webhookCore
 	memo        decodeMemo // hot records decoded (memo.go)
 	owns        bool       // Close closes the store
+	// moving is held by AdvanceClock for the whole of a move: moves run one after the
+	// other, so that two add up as they would one after the other.
+	moving sync.Mutex
 }
 
 // Open opens (creating if needed) a bbolt database file at path and returns the Service of
