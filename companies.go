@@ -95,6 +95,20 @@ func (p CompanyParams) build(id string, now time.Time, ids *idSource) (Company, 
 	if c.MerchantCity == "" {
 		c.MerchantCity = defaultCity
 	}
+	// Every charge's BR Code carries them, folded to ASCII (brcode.Fold): one that folds to
+	// nothing would make every charge of the company fail.
+	for _, f := range []struct{ field, given, value string }{
+		{"merchantName", p.MerchantName, c.MerchantName}, {"merchantCity", p.MerchantCity, c.MerchantCity},
+	} {
+		if brcode.Fold(f.value) != "" {
+			continue
+		}
+		field := f.field
+		if f.given == "" && field == "merchantName" {
+			field = "name" // the merchant name is the company's name (a city defaults to defaultCity)
+		}
+		return Company{}, invalid(field, "%s %q has no character a BR Code can carry (letters, digits or signs of printable ASCII once accents are dropped)", field, f.value)
+	}
 	return c, nil
 }
 

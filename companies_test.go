@@ -35,3 +35,35 @@ func TestService_UpdateCompany(t *testing.T) {
 		is.Equal(got.PixKey, "+5511988887777") // failed updates changed nothing
 	})
 }
+
+// TestService_CompanyNamesABRCodeCanCarry: a company's merchant name and city go into every
+// charge's BR Code folded to ASCII; one that folds to nothing is refused, naming the field,
+// on create and on update, instead of making every charge of the company fail.
+func TestService_CompanyNamesABRCodeCanCarry(t *testing.T) {
+	eachStore(t, func(t *testing.T, e env) {
+		is := is.New(t)
+		for _, tc := range []struct {
+			p     payments.CompanyParams
+			field string
+		}{
+			{payments.CompanyParams{Name: "😀😀😀"}, "name"}, // the merchant name defaults to it
+			{payments.CompanyParams{Name: "Loja", MerchantName: "😀"}, "merchantName"},
+			{payments.CompanyParams{Name: "Loja", MerchantCity: "東京"}, "merchantCity"},
+		} {
+			_, err := e.svc.CreateCompany(ctx, tc.p)
+			is.Equal(payments.ErrorCode(err), payments.EINVALID)
+			is.Equal(payments.ErrorField(err), tc.field)
+		}
+		co, err := e.svc.CreateCompany(ctx, payments.CompanyParams{Name: "Pão & Café 😀"}) // folds to "Pao & Cafe"
+		is.NoErr(err)
+		is.Equal(co.MerchantName, "Pão & Café 😀")
+
+		emoji := "😀"
+		_, err = e.svc.UpdateCompany(ctx, payments.CompanyUpdate{MerchantName: &emoji})
+		is.Equal(payments.ErrorField(err), "merchantName")
+		c := createCharge(t, e, payments.CreateChargeParams{CorrelationID: "still", Value: 100})
+		code, err := brcode.Parse(c.BRCode)
+		is.NoErr(err)
+		is.Equal(code.Name, "Loja Exemplo") // the update changed nothing
+	})
+}

@@ -74,6 +74,7 @@ func TestService_CreatePreRegistration_Invalid(t *testing.T) {
 		field string
 	}{
 		{"NoName", func(p *payments.PreRegistrationParams) { p.Name = " " }, "preRegistration.name"},
+		{"NameNoBRCodeCanCarry", func(p *payments.PreRegistrationParams) { p.Name = "😀😀😀" }, "preRegistration.name"}, // its charges could not be encoded
 		{"NoTaxID", func(p *payments.PreRegistrationParams) { p.TaxID = "" }, "preRegistration.taxID"},
 		{"TaxIDCheckDigit", func(p *payments.PreRegistrationParams) { p.TaxID = "11222333000182" }, "preRegistration.taxID"},
 		{"Email", func(p *payments.PreRegistrationParams) { p.User.Email = "nope" }, "user.email"},

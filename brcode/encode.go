@@ -239,9 +239,14 @@ func postalCode(s string) (string, *ParseError) {
 // reasonOf is the message of a package error without the "brcode: " prefix.
 func reasonOf(err error) string { return strings.TrimPrefix(err.Error(), "brcode: ") }
 
-// fold turns text into printable ASCII: accented Latin letters lose their
-// accents (á -> a, ç -> c, ß -> ss), typographic quotes and dashes become
-// ASCII, other characters are dropped, and runs of white space become one space.
+// Fold is what the encoders write of a name, city or info text, before it is cut to its
+// length: printable ASCII, accented Latin letters without their accents (á -> a, ç -> c,
+// ß -> ss), typographic quotes and dashes as ASCII, runs of white space as one space,
+// and any other character (emoji, other scripts) dropped. A name or city that folds to ""
+// cannot be encoded: tags 59 and 60 are required.
+func Fold(s string) string { return fold(s) }
+
+// fold is Fold.
 func fold(s string) string {
 	ascii := true
 	for i := 0; i < len(s); i++ {
