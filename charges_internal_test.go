@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/matryer/is"
 
@@ -164,4 +165,16 @@ func TestCharge_FoundByPaymentLink(t *testing.T) {
 	img, err := svc.QRCodeImageByLink(ctx, old.PaymentLinkID, 0)
 	is.NoErr(err)
 	is.True(len(img) > 0)
+}
+
+// TestAmountsAt_NoOverflow: the largest value with the largest fine and interest, 2999
+// days late, computes without wrapping. New charges cannot accrue past MaxChargeValue
+// (setOverdue), but a charge stored before that check was made may.
+func TestAmountsAt_NoOverflow(t *testing.T) {
+	is := is.New(t)
+	t0 := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+	c := Charge{Type: ChargeOverdue, Value: MaxChargeValue, CreatedAt: t0, DaysForDueDate: 1, DaysAfterDueDate: MaxOverdueDays,
+		Fines: &Fines{Value: 10000, Type: FinePercentage}, Interests: &Interests{Value: 10000}}
+	_, due := c.amountsAt(t0.Add(3000 * 24 * time.Hour))
+	is.Equal(due, int64(MaxChargeValue*(1+1+2999))) // value, fine, 2999 days of interest
 }

@@ -266,29 +266,50 @@ func TestService_CreateCharge_Subaccounts(t *testing.T) {
 	})
 }
 
-// TestService_ChargeOverdueLarge: the largest charge with the largest interest, fine and
-// discount computes its amounts without overflow.
+// TestService_ChargeOverdueLarge: an OVERDUE charge is taken only when its amount due on
+// its last late day (value, fine, every day of interest) is one a Pix can carry, so it
+// can be paid until it expires; the largest such charge is paid on that day. The largest
+// discount leaves one centavo.
 func TestService_ChargeOverdueLarge(t *testing.T) {
 	eachStore(t, func(t *testing.T, e env) {
 		is := is.New(t)
 		const v = payments.MaxChargeValue
 		day := 24 * time.Hour
-		createCharge(t, e, payments.CreateChargeParams{
-			CorrelationID: "late", Value: v, Type: payments.ChargeOverdue, DaysForDueDate: 1, DaysAfterDueDate: payments.MaxOverdueDays,
-			Fines: &payments.Fines{Value: 10000}, Interests: &payments.Interests{Value: 10000}, // 100% once, 100% a day
-		})
+		full := &payments.Fines{Value: 10000}      // 100% once
+		daily := &payments.Interests{Value: 10000} // 100% a day
+		overdue := func(corr string, value int64, fines *payments.Fines, interests *payments.Interests, after int) error {
+			_, err := e.svc.CreateCharge(ctx, payments.CreateChargeParams{CorrelationID: corr, Value: value, Type: payments.ChargeOverdue,
+				DaysForDueDate: 1, DaysAfterDueDate: after, Fines: fines, Interests: interests})
+			return err
+		}
+		err := overdue("fined", v, full, nil, 1) // 2v on the first late day
+		is.Equal(payments.ErrorCode(err), payments.EINVALID)
+		is.Equal(payments.ErrorField(err), "fines.value")
+		err = overdue("accrued", v/10, nil, daily, 10) // 11 v/10 by the tenth late day
+		is.Equal(payments.ErrorField(err), "interests.value")
+		err = overdue("whole", v, full, daily, payments.MaxOverdueDays)
+		is.Equal(payments.ErrorField(err), "fines.value")
+		_, page, err := e.svc.ListCharges(ctx, payments.ChargeFilter{})
+		is.NoErr(err)
+		is.Equal(page.TotalCount, 0) // nothing was written
+
+		is.NoErr(overdue("late", v/4, full, daily, 2)) // v/4 + v/4 + 2 days of v/4: within v
 		createCharge(t, e, payments.CreateChargeParams{
 			CorrelationID: "early", Value: v, Type: payments.ChargeOverdue, DaysForDueDate: payments.MaxOverdueDays,
 			Discount: &payments.DiscountSettings{Modality: payments.DiscountPercentagePerDay, Value: 9999},
 		})
-		e.clock.Set(t0.Add(3000 * day)) // 2999 days late; the other 650 days early
-		got, err := e.svc.GetCharge(ctx, "late")
-		is.NoErr(err)
-		is.Equal(got.AmountDue, int64(v*(1+1+2999))) // value, fine, 2999 days of interest: no wrap
-		got, err = e.svc.GetCharge(ctx, "early")
+		e.clock.Set(t0.Add(3*day + 23*time.Hour)) // the last late day of "late"; "early" 3647 days early
+		got, err := e.svc.GetCharge(ctx, "early")
 		is.NoErr(err)
 		is.Equal(got.Discount, int64(v-1)) // the discount, capped, leaves one centavo
 		is.Equal(got.AmountDue, int64(1))
+		got, err = e.svc.GetCharge(ctx, "late")
+		is.NoErr(err)
+		is.Equal(got.AmountDue, int64(4*(v/4))) // value, fine, 2 days of interest
+		pay(t, e, got)                          // still payable
+		got, err = e.svc.GetCharge(ctx, "late")
+		is.NoErr(err)
+		is.Equal(got.Status, payments.ChargeCompleted)
 	})
 }
 

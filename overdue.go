@@ -127,6 +127,17 @@ func (c *Charge) setOverdue(now time.Time, p CreateChargeParams) error {
 	c.ExpiresDate = due.Add(time.Duration(1+p.DaysAfterDueDate) * day)
 	c.DaysForDueDate, c.DaysAfterDueDate = p.DaysForDueDate, p.DaysAfterDueDate
 	c.Interests, c.Fines, c.DiscountSettings = p.Interests, p.Fines, p.Discount
+	// The amount due is largest on the last late day; a Pix paying it must still fit what
+	// a BR Code carries, or the charge could not be paid by then.
+	if _, top := c.amountsAt(c.ExpiresDate.Add(-time.Nanosecond)); top > MaxChargeValue {
+		field := "interests.value"
+		fineOnly := *c
+		fineOnly.Interests = nil
+		if _, fined := fineOnly.amountsAt(due.Add(day)); fined > MaxChargeValue {
+			field = "fines.value" // over with the fine alone
+		}
+		return invalid(field, "with its fines and interests this charge would come to %d centavos by its last late day, over the %d a Pix can carry: lower value, fines, interests or daysAfterDueDate", top, int64(MaxChargeValue))
+	}
 	return nil
 }
 
