@@ -76,12 +76,16 @@ func (cb Cashback) indexes() []store.Index {
 
 // GetOrCreateExclusiveCashback promises the customer with taxID an exclusive cashback of
 // value centavos. When one is already pending for that tax ID it is returned instead, with
-// created false, and nothing changes.
+// created false, and nothing changes; value must be valid either way (EINVALID "value").
 func (s *Service) GetOrCreateExclusiveCashback(ctx context.Context, taxID string, value int64) (Cashback, bool, error) {
 	var cb Cashback
 	created := false
 	err := s.update(ctx, func(t *txn) error {
 		cb, created = Cashback{}, false // afresh on every run: the store may run this function again
+		if value <= 0 || value > MaxChargeValue {
+			// bad input is refused, pending cashback or not
+			return invalid("value", "value must be a positive number of centavos up to %d", int64(MaxChargeValue))
+		}
 		tid, pending, err := t.pendingCashbacks(taxID)
 		if err != nil {
 			return err
@@ -89,9 +93,6 @@ func (s *Service) GetOrCreateExclusiveCashback(ctx context.Context, taxID string
 		if len(pending) > 0 {
 			cb = pending[0]
 			return nil
-		}
-		if value <= 0 || value > MaxChargeValue {
-			return invalid("value", "value must be a positive number of centavos")
 		}
 		cb = Cashback{ID: t.newID(), TaxID: tid.TaxID, Value: value, Kind: CashbackExclusive,
 			Status: CashbackPending, CreatedAt: t.now, UpdatedAt: t.now}

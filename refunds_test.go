@@ -224,6 +224,10 @@ func TestService_Cashback(t *testing.T) {
 			is.Equal(payments.ErrorField(err), "taxID")
 			_, _, err = e.svc.GetOrCreateExclusiveCashback(ctx, "00000000191", 0)
 			is.Equal(payments.ErrorField(err), "value")
+			_, _, err = e.svc.GetOrCreateExclusiveCashback(ctx, "11144477735", 500)
+			is.NoErr(err) // pending again
+			_, _, err = e.svc.GetOrCreateExclusiveCashback(ctx, "11144477735", -1)
+			is.Equal(payments.ErrorField(err), "value") // bad input is refused even with one pending
 			audit(t, e.svc)
 		})
 	})
