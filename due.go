@@ -122,12 +122,14 @@ func (s *Service) RunDue(ctx context.Context) error {
 }
 
 // AdvanceClock moves clock, which must be the Service's (Options.Clock), forward by d as if
-// the time passed with the Service running, as the sandbox's clock route does: it stops
-// at each moment work falls due on the way (a subscription's period, a charge's expiry,
-// an outgoing order's next step, a webhook's retry), in order, and runs RunDue there, and
-// last at the end. So a month's charge generated on its day has expired a week later,
-// with its event at that time, before the next month's is generated. It returns the
-// clock's time at the end.
+// the time passed with the Service running, as the sandbox's clock route does: it runs
+// RunDue first at the time it starts, then stops at each moment work falls due on the way
+// (a subscription's period, a charge's expiry, an outgoing order's next step, a webhook's
+// retry), in order, and runs RunDue there, and last at the end. So a month's charge
+// generated on its day has expired a week later, with its event at that time, before the
+// next month's is generated. Before each move it waits for the webhook deliveries this
+// process has in flight (a worker's), so each is sent, and stamped, at the time it was
+// due. It returns the clock's time at the end.
 //
 // Moving a clock and calling RunDue once does the work of the whole interval at the new
 // time instead: what a process down for that long does when it starts again (late
@@ -139,8 +141,9 @@ func (s *Service) RunDue(ctx context.Context) error {
 // A negative d is refused (EINVALID on "advance"), as is a move an *OffsetClock cannot make
 // (beyond MaxClockOffset); then the clock does not move. A pass that fails does not stop
 // the move, as a failing entry does not stop a pass: the clock goes on to the end, the
-// work that failed is tried again at each later step, and the first failure is returned.
-// A failure to find the next step (the store's) stops the move where it is.
+// work that failed is tried again at each later step, and the first failure is returned
+// wrapped in ErrDueFailed, which says the move itself was made. A failure to find the
+// next step (the store's) stops the move where it is.
 func (s *Service) AdvanceClock(ctx context.Context, clock MovableClock, d time.Duration) (time.Time, error) {
 	if d < 0 {
 		return time.Time{}, errBackwards()
@@ -153,11 +156,12 @@ func (s *Service) AdvanceClock(ctx context.Context, clock MovableClock, d time.D
 			return time.Time{}, err
 		}
 	}
-	var first error
+	first := s.RunDue(ctx) // what is due already is done at the time it is due
 	for {
 		if err := ctx.Err(); err != nil {
 			return clock.Now(), internal(err)
 		}
+		s.core.webhooks.settle(ctx) // and so are the deliveries in flight
 		now := s.now()
 		next, ok, err := s.nextDue(ctx, now, to)
 		if err != nil {
@@ -176,11 +180,21 @@ func (s *Service) AdvanceClock(ctx context.Context, clock MovableClock, d time.D
 		}
 		first = cmp.Or(first, s.RunDue(ctx))
 	}
+	s.core.webhooks.settle(ctx)
 	if err := clock.MoveTo(to); err != nil {
 		return clock.Now(), err
 	}
-	return clock.Now(), cmp.Or(first, s.RunDue(ctx))
+	if err := cmp.Or(first, s.RunDue(ctx)); err != nil {
+		return clock.Now(), fmt.Errorf("%w: %w", ErrDueFailed, err)
+	}
+	return clock.Now(), nil
 }
+
+// ErrDueFailed is wrapped, with the first failure, by the error AdvanceClock returns when
+// the clock made the whole move but some work due on the way failed (RunDue logged it; the
+// next pass tries it again). The failure may be any company's: the clock and the due
+// passes are the server's.
+var ErrDueFailed = errors.New("the clock moved, but due work failed")
 
 // nextDue is the earliest due time after now, and at or before to, of an entry in the
 // due queue, the order queue or the webhook queue; ok is false when none is.

@@ -190,12 +190,14 @@ func TestService_AdvanceClock_Refused(t *testing.T) {
 	_, err := e.svc.AdvanceClock(ctx, e.clock, -time.Second)
 	is.Equal(payments.ErrorCode(err), payments.EINVALID)
 	is.Equal(payments.ErrorField(err), "advance")
-	is.Equal(e.clock.Now(), t0) // not moved
+	is.True(!errors.Is(err, payments.ErrDueFailed)) // not a move made
+	is.Equal(e.clock.Now(), t0)                     // not moved
 
 	other := payments.NewManualClock(t0)
 	_, err = e.svc.AdvanceClock(ctx, other, 60*24*time.Hour)
 	is.True(err != nil)                                         // refused
 	is.True(strings.Contains(err.Error(), "not the Service's")) // saying why
+	is.True(!errors.Is(err, payments.ErrDueFailed))             // not a move made
 	is.Equal(len(subCharges(t, e.svc, "gym")), 0)               // nothing generated
 	is.Equal(countEvents(t, e.svc, payments.EventChargeCreated), 0)
 
@@ -221,8 +223,9 @@ func TestService_AdvanceClock_Failing(t *testing.T) {
 	fs.fail.Store(true) // every write fails
 
 	now, err := e.svc.AdvanceClock(ctx, e.clock, 60*24*time.Hour)
-	is.True(errors.Is(err, errCrash))      // the failure, returned
-	is.Equal(now, t0.Add(60*24*time.Hour)) // and the clock at the end
+	is.True(errors.Is(err, errCrash))              // the failure, returned
+	is.True(errors.Is(err, payments.ErrDueFailed)) // saying the move was made
+	is.Equal(now, t0.Add(60*24*time.Hour))         // and the clock at the end
 	is.Equal(e.clock.Now(), now)
 	is.Equal(len(subCharges(t, e.svc, "gym")), 0) // nothing written
 

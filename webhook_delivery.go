@@ -36,14 +36,14 @@ type webhookCore struct {
 	lease       time.Duration        // 0: one process owns the store, no leases
 
 	mu      sync.Mutex
-	busy    map[string]bool // webhooks a pass of this process is delivering to
+	busy    map[string]chan struct{} // webhooks a pass of this process is delivering to; closed when it is done
 	key     *rsa.PrivateKey
 	wakeups chan struct{}
 }
 
 func newWebhookCore(st store.Store, opts Options) *webhookCore {
 	w := &webhookCore{sender: opts.WebhookSender, attempts: opts.WebhookAttempts, timeout: opts.WebhookTimeout,
-		concurrency: opts.WebhookConcurrency, busy: map[string]bool{}, wakeups: make(chan struct{}, 1), mailer: opts.Mailer,
+		concurrency: opts.WebhookConcurrency, busy: map[string]chan struct{}{}, wakeups: make(chan struct{}, 1), mailer: opts.Mailer,
 		onAttempt: opts.OnWebhookAttempt}
 	if w.mailer == nil {
 		w.mailer = &MemoryMailer{Logger: opts.Logger}
@@ -85,6 +85,11 @@ func (s *Service) WebhookWakeups() <-chan struct{} { return s.core.webhooks.wake
 // bounded by Options.WebhookTimeout, so a slow receiver holds back only its own webhook.
 // RunDue calls it; it does nothing without a WebhookSender. It returns the first store
 // error; receivers' failures are recorded as attempts, not returned.
+//
+// A webhook another pass of this process is delivering to (a worker woken by a commit,
+// say) is waited for, then served: when RunWebhooks returns, what was due when it started
+// has been attempted, so AdvanceClock moves the clock on only after the deliveries due
+// before it, stamped with their time.
 //
 // Several processes may run it on one shared store (Options.WebhookLease): a process
 // claims a webhook's next event in a transaction that stores a lease on the webhook and
@@ -134,23 +139,18 @@ func (s *Service) RunWebhooks(ctx context.Context) error {
 		from = last + "\x00"
 		for _, e := range page {
 			key := webhookQueueID(e.Company, e.ID)
-			wc.mu.Lock()
-			if wc.busy[key] {
-				wc.mu.Unlock()
-				continue
-			}
-			wc.busy[key] = true
-			wc.mu.Unlock()
 			sem <- struct{}{}
 			wg.Add(1)
 			go func() {
 				defer func() {
-					wc.mu.Lock()
-					delete(wc.busy, key)
-					wc.mu.Unlock()
 					<-sem
 					wg.Done()
 				}()
+				done, ok := wc.take(ctx, key)
+				if !ok {
+					return // stopping
+				}
+				defer wc.release(key, done)
 				co := &Service{core: s.core, company: e.Company}
 				if err := co.deliverWebhook(ctx, e.ID); err != nil {
 					s.core.log.Error("webhook delivery", "company", e.Company, "webhook", e.ID, "err", err)
@@ -161,6 +161,68 @@ func (s *Service) RunWebhooks(ctx context.Context) error {
 	}
 	wg.Wait()
 	return first
+}
+
+// take marks the webhook key as delivered to by the caller, after waiting for another
+// pass of this process that is delivering to it, if any; ok is false when ctx ended first.
+// A waiter holds no webhook, so waits never form a cycle.
+func (w *webhookCore) take(ctx context.Context, key string) (done chan struct{}, ok bool) {
+	for {
+		w.mu.Lock()
+		other, busy := w.busy[key]
+		if !busy {
+			done = make(chan struct{})
+			w.busy[key] = done
+			w.mu.Unlock()
+			return done, true
+		}
+		w.mu.Unlock()
+		if testHookWebhookWait != nil {
+			testHookWebhookWait()
+		}
+		select {
+		case <-other:
+		case <-ctx.Done():
+			return nil, false
+		}
+	}
+}
+
+// testHookWebhookWait, when set (by tests only), is called as take or settle starts to wait.
+var testHookWebhookWait func()
+
+// settle waits until no pass of this process is delivering to a webhook, or ctx ends:
+// AdvanceClock calls it before each move, so that deliveries in flight (a worker's, or
+// one whose queue entry a lease moved ahead) happen at the time they were due.
+func (w *webhookCore) settle(ctx context.Context) {
+	for {
+		var other chan struct{}
+		w.mu.Lock()
+		for _, ch := range w.busy {
+			other = ch
+			break
+		}
+		w.mu.Unlock()
+		if other == nil {
+			return
+		}
+		if testHookWebhookWait != nil {
+			testHookWebhookWait()
+		}
+		select {
+		case <-other:
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// release ends the caller's delivery to the webhook key (take).
+func (w *webhookCore) release(key string, done chan struct{}) {
+	w.mu.Lock()
+	delete(w.busy, key)
+	w.mu.Unlock()
+	close(done)
 }
 
 // deliverWebhook sends the webhook's events in order until one fails or none is left.

@@ -146,3 +146,65 @@ func TestService_WebhookLease_TwoProcesses(t *testing.T) {
 		})
 	}
 }
+
+// TestService_RunWebhooks_WaitsForBusyWebhook: a pass finds a webhook another pass of the
+// process is delivering to (the server's worker, woken by a commit) and waits for it,
+// then serves what is left, so AdvanceClock moves the clock on only after the deliveries
+// due before it. Before, the pass skipped the busy webhook: the move answered at once and
+// the worker sent the events later, stamped with a clock moved on by days.
+func TestService_RunWebhooks_WaitsForBusyWebhook(t *testing.T) {
+	is := is.New(t)
+	st := stores[0].open(t)
+	t.Cleanup(func() { st.Close() })
+	clock := payments.NewManualClock(t0)
+	entered, release := make(chan struct{}, 1), make(chan struct{})
+	var got tally
+	var stamps []string // webhook-timestamp of each delivery
+	var mu sync.Mutex
+	svc := process(t, st, clock, senderFunc(func(ctx context.Context, r payments.WebhookRequest) (payments.WebhookResponse, error) {
+		if !strings.Contains(string(r.Body), "teste_webhook") {
+			select {
+			case entered <- struct{}{}: // the first delivery hangs until released
+				<-release
+			default:
+			}
+			mu.Lock()
+			stamps = append(stamps, r.Header.Get("webhook-timestamp"))
+			mu.Unlock()
+		}
+		got.add(r)
+		return payments.WebhookResponse{Status: 200}, nil
+	}))
+	waiting := make(chan struct{}, 1)
+	payments.SetWebhookWaitHook(t, func() {
+		select {
+		case waiting <- struct{}{}:
+		default:
+		}
+	})
+	createWebhook(t, svc, "https://hooks.example.com/in", payments.EventChargeCreated)
+	newCharge(t, svc, "c0")
+	newCharge(t, svc, "c1")
+
+	worker := make(chan error, 1)
+	go func() { worker <- svc.RunWebhooks(ctx) }()
+	<-entered // the worker is delivering c0's event
+	moved := make(chan error, 1)
+	go func() {
+		_, err := svc.AdvanceClock(ctx, clock, time.Hour)
+		moved <- err
+	}()
+	select {
+	case <-waiting: // the move's pass waits for the worker
+	case err := <-moved:
+		t.Fatalf("the clock moved (err %v) while a delivery due before it was in flight", err)
+	}
+	close(release)
+	is.NoErr(<-moved)
+	is.NoErr(<-worker)
+	n, total := got.counts()
+	is.Equal(n, 2)     // both events delivered
+	is.Equal(total, 2) // once each
+	want := fmt.Sprint(t0.Unix())
+	is.Equal(stamps, []string{want, want}) // at the time they were due, not an hour later
+}

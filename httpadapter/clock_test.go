@@ -2,11 +2,14 @@ package httpadapter_test
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -14,6 +17,7 @@ import (
 
 	"github.com/pixfoundry/payments"
 	"github.com/pixfoundry/payments/httpadapter"
+	"github.com/pixfoundry/payments/store"
 	"github.com/pixfoundry/payments/store/memory"
 )
 
@@ -29,7 +33,13 @@ func newClockServer(t *testing.T, sandbox bool) (server, *payments.OffsetClock) 
 // ManualClock (server.clock), with opts (Clock and DefaultCompany set here).
 func newOffsetClockServer(t *testing.T, sandbox bool, opts payments.Options) (server, *payments.OffsetClock) {
 	t.Helper()
-	st := memory.New()
+	mem := memory.New()
+	return newOffsetClockServerOn(t, mem, mem, sandbox, opts)
+}
+
+// newOffsetClockServerOn is newOffsetClockServer on the store st, which is mem or wraps it.
+func newOffsetClockServerOn(t *testing.T, mem *memory.Store, st store.Store, sandbox bool, opts payments.Options) (server, *payments.OffsetClock) {
+	t.Helper()
 	base := payments.NewManualClock(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC))
 	clock := payments.NewOffsetClock(base)
 	opts.Clock, opts.DefaultCompany = clock, payments.CompanyParams{Name: "Loja Exemplo"}
@@ -43,7 +53,7 @@ func newOffsetClockServer(t *testing.T, sandbox bool, opts payments.Options) (se
 	}
 	logs := &bytes.Buffer{}
 	h := httpadapter.New(svc, httpadapter.Options{Sandbox: sandbox, Clock: clock, Logger: slog.New(slog.NewTextHandler(logs, nil))})
-	return server{svc: svc, clock: base, store: st, h: h, appID: a.AppID(), logs: logs}, clock
+	return server{svc: svc, clock: base, store: mem, h: h, appID: a.AppID(), logs: logs}, clock
 }
 
 func TestSandbox_Clock(t *testing.T) {
@@ -160,6 +170,30 @@ func TestSandbox_Clock(t *testing.T) {
 			})
 		}
 	})
+	t.Run("DueWorkFails", func(t *testing.T) {
+		// Work that fails on the way (here every write; in life maybe another company's)
+		// does not make the move an error: the clock moved, and an error would only lead
+		// the client to move it again. The pass logs the failure; the next one catches up.
+		is := is.New(t)
+		mem := memory.New()
+		fs := &failingWrites{Store: mem}
+		s, clock := newOffsetClockServerOn(t, mem, fs, true, payments.Options{})
+		r := s.do(t, "POST", "/api/v1/subscriptions", s.appID, `{"value":2500,"correlationID":"gym",
+			"customer":{"name":"Ana","taxID":"52998224725"},"dayGenerateCharge":10}`)
+		mustStatus(t, is, r, http.StatusOK)
+		fs.fail.Store(true)
+		r = s.do(t, "POST", "/openpix/testing/clock", s.appID, `{"advance":"744h"}`)
+		mustStatus(t, is, r, http.StatusOK)
+		is.Equal(str(r.body, "now"), "2026-12-23T12:00:00Z")                  // the move was made
+		is.Equal(clock.Now(), time.Date(2026, 12, 23, 12, 0, 0, 0, time.UTC)) // for the Service too
+		is.True(strings.Contains(s.logs.String(), "disk full"))               // the failure is logged
+
+		fs.fail.Store(false)
+		r = s.do(t, "POST", "/openpix/testing/clock", s.appID, `{"advance":"0s"}`)
+		mustStatus(t, is, r, http.StatusOK)
+		r = s.do(t, "GET", "/api/v1/charge?subscription=gym", s.appID, "")
+		is.Equal(len(list(r.body, "charges")), 1) // caught up: December's charge
+	})
 	t.Run("NeedsAppID", func(t *testing.T) {
 		is := is.New(t)
 		s, _ := newClockServer(t, true)
@@ -179,4 +213,17 @@ func TestSandbox_Clock(t *testing.T) {
 		r := s.do(t, "POST", "/openpix/testing/clock", s.appID, `{"advance":"1h"}`)
 		mustStatus(t, is, r, http.StatusNotImplemented) // a sandbox without a movable clock says so
 	})
+}
+
+// failingWrites is a store whose writes fail while fail is set.
+type failingWrites struct {
+	store.Store
+	fail atomic.Bool
+}
+
+func (f *failingWrites) Update(ctx context.Context, fn func(store.Tx) error) error {
+	if f.fail.Load() {
+		return errors.New("disk full")
+	}
+	return f.Store.Update(ctx, fn)
 }

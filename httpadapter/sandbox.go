@@ -1,6 +1,7 @@
 package httpadapter
 
 import (
+	"errors"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -133,6 +134,9 @@ func handleSandboxClockGet(log *slog.Logger, clock payments.MovableClock) http.H
 // the server's, one for every company: any company's App ID moves it. A move takes as
 // long as the work it makes due (seconds for a year of thousands of subscriptions), so
 // the handler lifts the server's write deadline (http.Server.WriteTimeout) for its answer.
+// When the move was made but some due work failed on the way (payments.ErrDueFailed), the
+// answer is still 200: the failure, maybe another company's, is logged by the pass and
+// tried again by the next one, and an error would only lead the client to move again.
 func handleSandboxClockAdvance(log *slog.Logger, clock payments.MovableClock) http.Handler {
 	if clock == nil {
 		return handleNotImplemented(log, "this server's clock cannot be moved (httpadapter.Options.Clock is not set)")
@@ -157,7 +161,9 @@ func handleSandboxClockAdvance(log *slog.Logger, clock payments.MovableClock) ht
 		}
 		_ = http.NewResponseController(w).SetWriteDeadline(time.Time{}) // not supported: nothing to lift
 		now, err := company(r).AdvanceClock(r.Context(), clock, d)
-		if err != nil {
+		if errors.Is(err, payments.ErrDueFailed) {
+			log.LogAttrs(r.Context(), slog.LevelWarn, "clock moved, but due work failed", slog.String("err", err.Error()))
+		} else if err != nil {
 			writeError(w, r, log, err)
 			return
 		}
