@@ -17,6 +17,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/pixfoundry/payments"
+	"github.com/pixfoundry/payments/brcode"
 )
 
 // statusOf is the one map from error code to HTTP status.
@@ -83,6 +84,23 @@ func writeErrorBody(w http.ResponseWriter, status int, msg string) {
 		return
 	}
 	encode(w, status, errorBody{Error: msg})
+}
+
+// deleteErrorBody is the failure body of the deletes the reference gives as {error,
+// status} (webhook and qrcode-static); status is "ERROR", as "OK" is on success.
+type deleteErrorBody struct {
+	Error  string `json:"error"`
+	Status string `json:"status"`
+}
+
+// writeDeleteError is writeError for those deletes.
+func writeDeleteError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err error) {
+	status, msg := errorStatus(r, log, err)
+	if status == http.StatusUnauthorized {
+		writeErrorBody(w, status, msg)
+		return
+	}
+	encode(w, status, deleteErrorBody{Error: msg, Status: "ERROR"})
 }
 
 // handleNotImplemented answers 501 {error: msg}: an operation of the real API this
@@ -289,7 +307,9 @@ func jsonKind(t reflect.Type) string {
 }
 
 // taxIDString reads a tax ID given either as a string or as a {taxID, type} object (the
-// wire uses both); null or absent is "".
+// wire uses both); null or absent is "". An object's type, when sent, must be BR:CPF or
+// BR:CNPJ (CPF and CNPJ too, in any case) and agree with the tax ID: a CPF sent as a CNPJ
+// is refused naming <field>.type rather than stored as what it is.
 func taxIDString(field string, raw json.RawMessage) (string, error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || string(raw) == "null" {
@@ -301,14 +321,32 @@ func taxIDString(field string, raw json.RawMessage) (string, error) {
 	}
 	var obj struct {
 		TaxID *string `json:"taxID"`
+		Type  string  `json:"type"`
 	}
 	if err := json.Unmarshal(raw, &obj); err == nil && raw[0] == '{' {
 		if obj.TaxID == nil {
 			return "", nil
 		}
-		return *obj.TaxID, nil
+		return *obj.TaxID, checkTaxIDType(field+".type", obj.Type, *obj.TaxID)
 	}
 	return "", invalid(field, "%s must be a string or a {taxID, type} object", field)
+}
+
+// checkTaxIDType checks the type sent with taxID (see taxIDString). A tax ID that is not
+// valid is left to the Service, which names the tax ID's own field.
+func checkTaxIDType(field, typ, taxID string) error {
+	typ = strings.ToUpper(strings.TrimSpace(typ))
+	if typ == "" {
+		return nil
+	}
+	want := brcode.TaxIDType("BR:" + strings.TrimPrefix(typ, "BR:"))
+	if want != brcode.CPF && want != brcode.CNPJ {
+		return invalid(field, "%s must be BR:CPF or BR:CNPJ", field)
+	}
+	if _, kind, err := brcode.ParseTaxID(taxID); err == nil && kind != want {
+		return invalid(field, "%s is %s but the tax ID is a %s", field, want, kind)
+	}
+	return nil
 }
 
 // listParams reads the page from the query: skip and limit, both optional. Values that are

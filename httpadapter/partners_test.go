@@ -120,6 +120,9 @@ func TestPartner(t *testing.T) {
 		for _, tc := range []struct{ name, path, body, want string }{
 			{"TaxIDCheckDigit", "/api/v1/partner/company", `{"preRegistration":{"name":"X","taxID":{"taxID":"11222333000182","type":"BR:CNPJ"}}}`, "preRegistration.taxID"},
 			{"TaxIDWrongType", "/api/v1/partner/company", `{"preRegistration":{"name":"X","taxID":5}}`, "preRegistration.taxID"},
+			{"TaxIDTypeMismatch", "/api/v1/partner/company", `{"preRegistration":{"name":"X","taxID":{"taxID":"52998224725","type":"BR:CNPJ"}}}`, "preRegistration.taxID.type"},
+			{"TaxIDTypeUnknown", "/api/v1/partner/company", `{"preRegistration":{"name":"X","taxID":{"taxID":"52998224725","type":"BR:RG"}}}`, "preRegistration.taxID.type"},
+			{"NameNoBRCodeCanCarry", "/api/v1/partner/company", `{"preRegistration":{"name":"😀😀😀","taxID":{"taxID":"45723174000110","type":"BR:CNPJ"}}}`, "preRegistration.name"},
 			{"NameMissing", "/api/v1/partner/company", `{"preRegistration":{"taxID":{"taxID":"52998224725","type":"BR:CPF"}}}`, "preRegistration.name"},
 			{"UserEmail", "/api/v1/partner/company", `{"preRegistration":{"name":"X","taxID":"52998224725"},"user":{"email":"nope"}}`, "user.email"},
 			{"UserWrongType", "/api/v1/partner/company", `{"preRegistration":{"name":"X","taxID":"52998224725"},"user":{"phone":5511}}`, "user.phone"},
@@ -141,4 +144,19 @@ func TestPartner(t *testing.T) {
 		mustStatus(t, is, r, http.StatusBadRequest) // only for companies the caller pre-registered
 		is.Equal(r.errMsg(), "Pre-registration not found")
 	})
+}
+
+// TestTaxIDObject_TypeSpellings: a {taxID, type} object's type is read in any case, with
+// or without "BR:"; absent, the tax ID says what it is.
+func TestTaxIDObject_TypeSpellings(t *testing.T) {
+	s := newServer(t, httpadapter.Options{})
+	for i, tc := range []struct{ typ, taxID string }{
+		{`"type":"BR:CPF",`, "529.982.247-25"}, {`"type":"br:cpf",`, "11144477735"}, {`"type":"CPF",`, "39053344705"}, {``, "12345678909"},
+	} {
+		is := is.New(t)
+		r := s.do(t, "POST", "/api/v1/customer", s.appID, `{"name":"Ana","correlationID":"ana-`+string(rune('a'+i))+`",
+			"taxID":{`+tc.typ+`"taxID":"`+tc.taxID+`"}}`)
+		mustStatus(t, is, r, http.StatusOK)
+		is.Equal(str(r.body, "customer", "taxID", "type"), "BR:CPF")
+	}
 }

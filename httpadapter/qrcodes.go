@@ -67,12 +67,13 @@ func handlePixQRCodeList(log *slog.Logger) http.Handler {
 	})
 }
 
-// handlePixQRCodeDelete: DELETE /qrcode-static/{id} → 200 {status:"OK", id}, id as given.
+// handlePixQRCodeDelete: DELETE /qrcode-static/{id} → 200 {status:"OK", id}, id as given;
+// a failure is {error, status:"ERROR"}, as the reference gives it.
 func handlePixQRCodeDelete(log *slog.Logger) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id := r.PathValue("id")
 		if err := company(r).DeletePixQRCode(r.Context(), id); err != nil {
-			writeError(w, r, log, err)
+			writeDeleteError(w, r, log, err)
 			return
 		}
 		encode(w, http.StatusOK, deletedReply{ID: id, Status: "OK"})

@@ -79,6 +79,6 @@ func TestPixQRCodes(t *testing.T) {
 		mustStatus(t, is, s.do(t, "GET", "/api/v1/qrcode-static/qr-1", s.appID, ""), http.StatusBadRequest)
 		r = s.do(t, "DELETE", "/api/v1/qrcode-static/qr-1", s.appID, "")
 		mustStatus(t, is, r, http.StatusBadRequest)
-		is.Equal(r.errMsg(), "Pix QR code not found")
+		is.Equal(r.body, map[string]any{"error": "Pix QR code not found", "status": "ERROR"}) // the reference's {error, status}
 	})
 }

@@ -78,12 +78,12 @@ func handleWebhookList(log *slog.Logger) http.Handler {
 }
 
 // handleWebhookDelete: DELETE /webhook/{id} → 200 {status:"OK", id}; an unknown id is 400
-// {"error":"Webhook not found"}.
+// {"error":"Webhook not found","status":"ERROR"}.
 func handleWebhookDelete(log *slog.Logger) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id := r.PathValue("id")
 		if err := company(r).DeleteWebhook(r.Context(), id); err != nil {
-			writeError(w, r, log, err)
+			writeDeleteError(w, r, log, err)
 			return
 		}
 		encode(w, http.StatusOK, deletedReply{ID: id, Status: "OK"})

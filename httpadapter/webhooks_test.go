@@ -133,7 +133,7 @@ func TestWebhooks_Wire(t *testing.T) {
 	mustStatus(t, is, s.do(t, "DELETE", "/api/v1/webhook/"+id, s.appID, ""), http.StatusOK)
 	r = s.do(t, "DELETE", "/api/v1/webhook/"+id, s.appID, "")
 	mustStatus(t, is, r, http.StatusBadRequest)
-	is.Equal(r.errMsg(), "Webhook not found")
+	is.Equal(r.body, map[string]any{"error": "Webhook not found", "status": "ERROR"}) // the reference's {error, status}
 }
 
 // TestWebhooks_VendorRoute: the spec's /<vendor>/api/v1/webhook creates, lists and deletes
