@@ -140,7 +140,7 @@ func (t *txn) prepareSubscription(id string, out map[prepKey]*chargePrep) {
 	if err != nil || r.Status != SubscriptionActive || r.NextChargeDate == nil {
 		return
 	}
-	for k := r.Periods; ; k++ {
+	for k := r.Periods; r.InstallmentCount == 0 || k < r.InstallmentCount; k++ {
 		start := r.periodStart(k)
 		if start.After(t.now) {
 			return

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -64,8 +65,10 @@ func TestService_CreateSubscription(t *testing.T) {
 	eachStore(t, func(t *testing.T, e env) {
 		t.Run("OK", func(t *testing.T) {
 			is := is.New(t)
-			s := createSubscription(t, e.svc, payments.CreateSubscriptionParams{Comment: "Plano", AdditionalInfo: []payments.AdditionalInfo{{Key: "plano", Value: "basic"}}})
+			s := createSubscription(t, e.svc, payments.CreateSubscriptionParams{Comment: "Plano", Name: "Plano Gold", AdditionalInfo: []payments.AdditionalInfo{{Key: "plano", Value: "basic"}}})
 			is.True(s.GlobalID != "")                                                 // a globalID
+			is.Equal(s.Name, "Plano Gold")                                            // its name
+			is.Equal(s.Type, payments.SubscriptionRecurrent)                          // a charge each period
 			is.True(s.CorrelationID != "")                                            // generated when absent
 			is.Equal(s.DayGenerateCharge, 5)                                          // default day
 			is.Equal(s.DayDue, 7)                                                     // default dayDue
@@ -109,6 +112,9 @@ func TestService_CreateSubscription(t *testing.T) {
 				{"frequency", payments.CreateSubscriptionParams{Frequency: "DAILY"}},
 				{"chargeType", payments.CreateSubscriptionParams{ChargeType: "STATIC"}},
 				{"value", payments.CreateSubscriptionParams{Value: -1}},
+				{"installmentCount", payments.CreateSubscriptionParams{InstallmentCount: -1}},
+				{"installmentCount", payments.CreateSubscriptionParams{InstallmentCount: payments.MaxInstallments + 1}},
+				{"name", payments.CreateSubscriptionParams{Name: strings.Repeat("n", payments.MaxSubscriptionName+1)}},
 				{"customer.name", payments.CreateSubscriptionParams{Customer: &payments.CreateCustomerParams{TaxID: "52998224725"}}},
 				{"customer.taxID", payments.CreateSubscriptionParams{Customer: &payments.CreateCustomerParams{Name: "Ana"}}}, // no taxID, email or phone
 			} {
@@ -256,6 +262,45 @@ func TestService_CancelSubscription(t *testing.T) {
 		is.Equal(len(subCharges(t, e.svc, "c")), 1) // nothing generated after cancel
 		_, err = e.svc.CancelSubscription(ctx, "nope")
 		is.Equal(payments.ErrorCode(err), payments.ENOTFOUND)
+	})
+}
+
+// TestService_Subscription_Installments: a subscription of InstallmentCount charges
+// generates that many, one a period, through an outage too, and is then COMPLETED: it
+// generates nothing more, has no next charge and no due entry, and cancel leaves it so.
+func TestService_Subscription_Installments(t *testing.T) {
+	eachStore(t, func(t *testing.T, e env) {
+		is := is.New(t)
+		createSubscription(t, e.svc, payments.CreateSubscriptionParams{CorrelationID: "three", InstallmentCount: 3})
+		createSubscription(t, e.svc, payments.CreateSubscriptionParams{CorrelationID: "one", InstallmentCount: 1, DayGenerateCharge: intp(22)})
+		is.NoErr(e.svc.RunDue(ctx)) // Nov 22: the creation day is "one"'s first period
+		one, err := e.svc.GetSubscription(ctx, "one")
+		is.NoErr(err)
+		is.Equal(periodDays(subCharges(t, e.svc, "one"), "one"), []string{"2026-11-22"})
+		is.Equal(one.Status, payments.SubscriptionCompleted) // its only charge generated
+		is.True(!one.IsActive)
+		is.True(one.NextChargeDate == nil)
+
+		e.clock.Set(t0.AddDate(0, 1, 0)) // Dec 22: December's period of "three"
+		is.NoErr(e.svc.RunDue(ctx))
+		three, err := e.svc.GetSubscription(ctx, "three")
+		is.NoErr(err)
+		is.Equal(three.Status, payments.SubscriptionActive) // one of three
+		e.clock.Set(t0.AddDate(2, 0, 0))                    // two years of outage
+		is.NoErr(e.svc.RunDue(ctx))
+		is.Equal(periodDays(subCharges(t, e.svc, "three"), "three"), []string{"2026-12-05", "2027-01-05", "2027-02-05"}) // three, not 24
+		three, err = e.svc.GetSubscription(ctx, "three")
+		is.NoErr(err)
+		is.Equal(three.Status, payments.SubscriptionCompleted)
+		is.Equal(three.InstallmentCount, 3)
+		c, err := e.svc.CancelSubscription(ctx, "three")
+		is.NoErr(err)
+		is.Equal(c.Status, payments.SubscriptionCompleted) // cancel changes nothing
+		e.clock.Set(t0.AddDate(3, 0, 0))
+		_, err = e.svc.AdvanceClock(ctx, e.clock, 400*24*time.Hour)
+		is.NoErr(err)
+		is.Equal(len(subCharges(t, e.svc, "three")), 3) // nothing more, ever
+		is.Equal(len(subCharges(t, e.svc, "one")), 1)
 	})
 }
 

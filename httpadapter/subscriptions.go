@@ -11,7 +11,8 @@ import (
 // SDK's (which sends chargeType and no correlationID or type): correlationID is generated
 // when absent. type, when sent, must be RECURRENT (charges generated each period);
 // PIX_RECURRING (Pix Automático) is not offered. frequency takes the spellings of both
-// (SEMIANNUALY or SEMIANNUALLY, ANNUALY or ANNUALLY).
+// (SEMIANNUALY or SEMIANNUALLY, ANNUALY or ANNUALLY). name is kept and answered;
+// installmentCount, when above 0, is how many charges it generates before it is COMPLETED.
 type subscriptionBody struct {
 	Customer          *customerBody             `json:"customer"`
 	Value             centavos                  `json:"value"`
@@ -23,12 +24,15 @@ type subscriptionBody struct {
 	Frequency         string                    `json:"frequency"`
 	ChargeType        string                    `json:"chargeType"`
 	DayDue            *int                      `json:"dayDue"`
+	Name              string                    `json:"name"`
+	InstallmentCount  int                       `json:"installmentCount"`
 }
 
 func (b subscriptionBody) params() (payments.CreateSubscriptionParams, error) {
 	p := payments.CreateSubscriptionParams{
 		CorrelationID: b.CorrelationID, Value: int64(b.Value), Comment: b.Comment, AdditionalInfo: b.AdditionalInfo,
 		DayGenerateCharge: b.DayGenerateCharge, Frequency: b.Frequency, ChargeType: payments.ChargeType(b.ChargeType), DayDue: b.DayDue,
+		Name: b.Name, InstallmentCount: b.InstallmentCount,
 	}
 	switch b.Type {
 	case "", "RECURRENT":

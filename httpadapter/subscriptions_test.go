@@ -37,9 +37,13 @@ func TestSubscriptions(t *testing.T) {
 
 		// The spec's shape, with the request spelling of the frequency and a type.
 		r = s.do(t, "POST", "/api/v1/subscriptions", s.appID,
-			`{"customer":{"name":"Bia","email":"bia@example.com"},"value":5000,"correlationID":"plan-2","type":"RECURRENT","frequency":"SEMIANNUALLY","chargeType":"OVERDUE","dayDue":10,"comment":"Plano"}`)
+			`{"customer":{"name":"Bia","email":"bia@example.com"},"value":5000,"correlationID":"plan-2","type":"RECURRENT","frequency":"SEMIANNUALLY","chargeType":"OVERDUE","dayDue":10,"comment":"Plano",
+			"name":"Plano Gold","installmentCount":4}`)
 		mustStatus(t, is, r, http.StatusOK)
 		is.Equal(str(r.body, "subscription", "frequency"), "SEMIANNUALY") // stored in one spelling
+		is.Equal(str(r.body, "subscription", "name"), "Plano Gold")       // kept
+		is.Equal(str(r.body, "subscription", "type"), "RECURRENT")
+		is.Equal(r.body["subscription"].(map[string]any)["installmentCount"], 4.0) // four charges in all
 		is.Equal(str(r.body, "subscription", "correlationID"), "plan-2")
 		r = s.do(t, "POST", "/api/v1/subscriptions", s.appID, `{"customer":{"name":"Bia","email":"bia@example.com"},"value":5000,"correlationID":"plan-2"}`)
 		mustStatus(t, is, r, http.StatusBadRequest) // correlationID taken
@@ -94,6 +98,7 @@ func TestSubscriptions(t *testing.T) {
 			{"dayGenerateCharge", `{` + cust + `,"value":100,"dayGenerateCharge":32}`},
 			{"dayGenerateCharge", `{` + cust + `,"value":100,"dayGenerateCharge":"5"}`},
 			{"dayDue", `{` + cust + `,"value":100,"dayDue":2}`},
+			{"installmentCount", `{` + cust + `,"value":100,"installmentCount":-1}`},
 			{"frequency", `{` + cust + `,"value":100,"frequency":"DAILY"}`},
 			{"chargeType", `{` + cust + `,"value":100,"chargeType":"STATIC"}`},
 			{"value", `{` + cust + `,"value":0}`},
