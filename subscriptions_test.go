@@ -304,6 +304,39 @@ func TestService_Subscription_Installments(t *testing.T) {
 	})
 }
 
+// TestService_Subscription_FirstChargeDate: a first charge date starts the first period
+// on that day, later periods on its day of the month (or every 7 days); a past date, a bad
+// one or a day that disagrees is refused, naming the field.
+func TestService_Subscription_FirstChargeDate(t *testing.T) {
+	eachStore(t, func(t *testing.T, e env) {
+		is := is.New(t)
+		s := createSubscription(t, e.svc, payments.CreateSubscriptionParams{CorrelationID: "feb", FirstChargeDate: "2027-02-14"})
+		is.Equal(s.DayGenerateCharge, 14)                                         // its day of the month
+		is.Equal(*s.NextChargeDate, time.Date(2027, 2, 14, 3, 0, 0, 0, time.UTC)) // 00:00 in Brasília
+		w := createSubscription(t, e.svc, payments.CreateSubscriptionParams{CorrelationID: "wk", Frequency: "WEEKLY", FirstChargeDate: "2026-12-01T02:00:00Z"})
+		is.Equal(*w.NextChargeDate, time.Date(2026, 11, 30, 3, 0, 0, 0, time.UTC)) // the date in Brasília: still Nov 30 there
+		e.clock.Set(t0.AddDate(0, 5, 0))
+		is.NoErr(e.svc.RunDue(ctx))
+		is.Equal(periodDays(subCharges(t, e.svc, "feb"), "feb"), []string{"2027-02-14", "2027-03-14", "2027-04-14"})
+		is.Equal(len(subCharges(t, e.svc, "wk")), 21) // Nov 30 and every 7 days to Apr 19 (Apr 22 is the clock)
+
+		for _, tc := range []struct {
+			p     payments.CreateSubscriptionParams
+			field string
+		}{
+			{payments.CreateSubscriptionParams{FirstChargeDate: "2020-01-01"}, "firstChargeDate"}, // past
+			{payments.CreateSubscriptionParams{FirstChargeDate: "14/02/2027"}, "firstChargeDate"},
+			{payments.CreateSubscriptionParams{FirstChargeDate: "2040-01-01"}, "firstChargeDate"}, // beyond MaxOverdueDays
+			{payments.CreateSubscriptionParams{FirstChargeDate: "2027-06-14", DayGenerateCharge: intp(5)}, "dayGenerateCharge"},
+		} {
+			tc.p.Customer, tc.p.Value = &subCustomer, 100
+			_, err := e.svc.CreateSubscription(ctx, tc.p)
+			is.Equal(payments.ErrorCode(err), payments.EINVALID)
+			is.Equal(payments.ErrorField(err), tc.field)
+		}
+	})
+}
+
 // TestService_RunDue_Overlap runs two passes at once over many due subscriptions.
 func TestService_RunDue_Overlap(t *testing.T) {
 	eachStore(t, func(t *testing.T, e env) {

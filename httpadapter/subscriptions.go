@@ -1,8 +1,12 @@
 package httpadapter
 
 import (
+	"bytes"
+	"encoding/json"
 	"log/slog"
 	"net/http"
+	"strings"
+	"time"
 
 	"github.com/pixfoundry/payments"
 )
@@ -20,7 +24,7 @@ type subscriptionBody struct {
 	Type              string                    `json:"type"`
 	Comment           string                    `json:"comment"`
 	AdditionalInfo    []payments.AdditionalInfo `json:"additionalInfo"`
-	DayGenerateCharge *int                      `json:"dayGenerateCharge"`
+	DayGenerateCharge json.RawMessage           `json:"dayGenerateCharge"`
 	Frequency         string                    `json:"frequency"`
 	ChargeType        string                    `json:"chargeType"`
 	DayDue            *int                      `json:"dayDue"`
@@ -31,8 +35,12 @@ type subscriptionBody struct {
 func (b subscriptionBody) params() (payments.CreateSubscriptionParams, error) {
 	p := payments.CreateSubscriptionParams{
 		CorrelationID: b.CorrelationID, Value: int64(b.Value), Comment: b.Comment, AdditionalInfo: b.AdditionalInfo,
-		DayGenerateCharge: b.DayGenerateCharge, Frequency: b.Frequency, ChargeType: payments.ChargeType(b.ChargeType), DayDue: b.DayDue,
+		Frequency: b.Frequency, ChargeType: payments.ChargeType(b.ChargeType), DayDue: b.DayDue,
 		Name: b.Name, InstallmentCount: b.InstallmentCount,
+	}
+	var err error
+	if p.DayGenerateCharge, p.FirstChargeDate, err = dayGenerateCharge(b.DayGenerateCharge); err != nil {
+		return p, err
 	}
 	switch b.Type {
 	case "", "RECURRENT":
@@ -49,6 +57,31 @@ func (b subscriptionBody) params() (payments.CreateSubscriptionParams, error) {
 		p.Customer = &c
 	}
 	return p, nil
+}
+
+// dayGenerateCharge reads the field as the reference gives it: a day of the month, or an
+// ISO date (YYYY-MM-DD, or a date-time, read as its date in Brasília) of the first charge.
+// null or absent is neither.
+func dayGenerateCharge(raw json.RawMessage) (day *int, date string, err error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, "", nil
+	}
+	var n int
+	if err := json.Unmarshal(raw, &n); err == nil {
+		return &n, "", nil
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err == nil {
+		s = strings.TrimSpace(s)
+		if _, err := time.Parse(time.DateOnly, s); err == nil {
+			return nil, s, nil
+		}
+		if _, err := time.Parse(time.RFC3339, s); err == nil {
+			return nil, s, nil // the Service reads its date in Brasília
+		}
+	}
+	return nil, "", invalid("dayGenerateCharge", "dayGenerateCharge must be a day of the month (1 to 31) or the date of the first charge (YYYY-MM-DD)")
 }
 
 // subscriptionResponse is the answer of create, get and cancel.
@@ -76,6 +109,9 @@ func handleSubscriptionCreate(log *slog.Logger) http.Handler {
 			return
 		}
 		s, err := company(r).CreateSubscription(r.Context(), p)
+		if payments.ErrorField(err) == "firstChargeDate" { // sent as dayGenerateCharge
+			err = invalid("dayGenerateCharge", "%s", strings.Replace(payments.ErrorMessage(err), "firstChargeDate", "dayGenerateCharge", 1))
+		}
 		if err != nil {
 			writeError(w, r, log, err)
 			return

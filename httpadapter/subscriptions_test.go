@@ -44,10 +44,17 @@ func TestSubscriptions(t *testing.T) {
 		is.Equal(str(r.body, "subscription", "name"), "Plano Gold")       // kept
 		is.Equal(str(r.body, "subscription", "type"), "RECURRENT")
 		is.Equal(r.body["subscription"].(map[string]any)["installmentCount"], 4.0) // four charges in all
+
 		is.Equal(str(r.body, "subscription", "correlationID"), "plan-2")
 		r = s.do(t, "POST", "/api/v1/subscriptions", s.appID, `{"customer":{"name":"Bia","email":"bia@example.com"},"value":5000,"correlationID":"plan-2"}`)
 		mustStatus(t, is, r, http.StatusBadRequest) // correlationID taken
 		is.True(strings.Contains(r.errMsg(), "correlationID"))
+		// dayGenerateCharge as the reference also allows: the date of the first charge.
+		r = s.do(t, "POST", "/api/v1/subscriptions", s.appID,
+			`{"customer":{"name":"Bia","email":"bia@example.com"},"value":5000,"correlationID":"plan-3","dayGenerateCharge":"2026-12-15"}`)
+		mustStatus(t, is, r, http.StatusOK)
+		is.Equal(num(r.body, "subscription", "dayGenerateCharge"), 15)
+		is.Equal(str(r.body, "subscription", "nextChargeDate"), "2026-12-15T03:00:00Z")
 	})
 	t.Run("Get", func(t *testing.T) {
 		is := is.New(t)
@@ -66,7 +73,7 @@ func TestSubscriptions(t *testing.T) {
 		mustStatus(t, is, r, http.StatusOK)
 		is.Equal(keys(r.body), []string{"pageInfo", "subscriptions"})
 		is.Equal(len(list(r.body, "subscriptions")), 1)
-		is.Equal(num(r.body, "pageInfo", "totalCount"), 2)
+		is.Equal(num(r.body, "pageInfo", "totalCount"), 3)
 		is.Equal(get(r.body, "pageInfo", "hasNextPage"), true)
 	})
 	t.Run("Charges", func(t *testing.T) {
@@ -97,6 +104,8 @@ func TestSubscriptions(t *testing.T) {
 			{"dayGenerateCharge", `{` + cust + `,"value":100,"dayGenerateCharge":0}`},
 			{"dayGenerateCharge", `{` + cust + `,"value":100,"dayGenerateCharge":32}`},
 			{"dayGenerateCharge", `{` + cust + `,"value":100,"dayGenerateCharge":"5"}`},
+			{"dayGenerateCharge", `{` + cust + `,"value":100,"dayGenerateCharge":"2020-01-01"}`}, // a date in the past
+			{"dayGenerateCharge", `{` + cust + `,"value":100,"dayGenerateCharge":"next month"}`},
 			{"dayDue", `{` + cust + `,"value":100,"dayDue":2}`},
 			{"installmentCount", `{` + cust + `,"value":100,"installmentCount":-1}`},
 			{"frequency", `{` + cust + `,"value":100,"frequency":"DAILY"}`},
