@@ -184,6 +184,8 @@ func TestService_CreateCharge_Invalid(t *testing.T) {
 		{"OverdueBusinessDayDiscount", payments.CreateChargeParams{CorrelationID: "x", Value: 100, Type: payments.ChargeOverdue, DaysForDueDate: 2,
 			Discount: &payments.DiscountSettings{Modality: "VALUE_PER_BUSINESS_DAY_ADVANCE", Value: 1}}, "discount.modality"},
 		{"OverdueFineType", payments.CreateChargeParams{CorrelationID: "x", Value: 100, Type: payments.ChargeOverdue, DaysForDueDate: 2, Fines: &payments.Fines{Value: 1, Type: "DAILY"}}, "fines.type"},
+		{"OverdueInterestType", payments.CreateChargeParams{CorrelationID: "x", Value: 100, Type: payments.ChargeOverdue, DaysForDueDate: 2, Interests: &payments.Interests{Value: 1, Type: "MONTHLY"}}, "interests.type"},
+		{"OverdueFixedInterestOverValue", payments.CreateChargeParams{CorrelationID: "x", Value: 100, Type: payments.ChargeOverdue, DaysForDueDate: 2, Interests: &payments.Interests{Value: 101, Type: payments.InterestFixed}}, "interests.value"},
 		{"CustomerNoName", payments.CreateChargeParams{CorrelationID: "x", Value: 100, Customer: &payments.CreateCustomerParams{TaxID: "52998224725"}}, "customer.name"},
 		{"CustomerNoContact", payments.CreateChargeParams{CorrelationID: "x", Value: 100, Customer: &payments.CreateCustomerParams{Name: "A"}}, "customer.taxID"},
 		{"CustomerBadTaxID", payments.CreateChargeParams{CorrelationID: "x", Value: 100, Customer: &payments.CreateCustomerParams{Name: "A", TaxID: "11111111111"}}, "customer.taxID"},
@@ -443,7 +445,17 @@ func TestService_ChargeOverdueAmounts(t *testing.T) {
 		e.clock.Set(t0.Add(16 * day))
 		got, err := e.svc.GetCharge(ctx, "boleto")
 		is.NoErr(err)
-		is.Equal(got.Status, payments.ChargeExpired) // past daysAfterDueDate
+		is.Equal(got.Status, payments.ChargeExpired)                                               // past daysAfterDueDate
+		is.Equal(*got.Interests, payments.Interests{Value: 33, Type: payments.InterestPercentage}) // the default type, said
+
+		// FIXED interests are centavos a late day.
+		e.clock.Set(t0)
+		createCharge(t, e, payments.CreateChargeParams{CorrelationID: "fixed", Value: 10000, Type: payments.ChargeOverdue,
+			DaysForDueDate: 1, DaysAfterDueDate: 5, Interests: &payments.Interests{Value: 100, Type: payments.InterestFixed}})
+		e.clock.Set(t0.Add(4 * day)) // 3 days late
+		got, err = e.svc.GetCharge(ctx, "fixed")
+		is.NoErr(err)
+		is.Equal(got.AmountDue, int64(10000+3*100))
 	})
 }
 

@@ -108,6 +108,9 @@ func appendCharge(b []byte, c *Charge) []byte {
 	if c.Interests != nil {
 		b = append(b, `,"interests":{"value":`...)
 		b = strconv.AppendInt(b, c.Interests.Value, 10)
+		if c.Interests.Type != "" {
+			b = appendStringField(b, ',', "type", string(c.Interests.Type))
+		}
 		b = append(b, '}')
 	}
 	if c.Fines != nil {

@@ -14,10 +14,22 @@ import "time"
 // Percentages are integers in basis points (100 = 1.00%), values in centavos; every
 // computation is integer, rounded half up, as the real API's simulator documents.
 
-// Interests accrue on each late day: Value basis points of the charge value per day.
+// Interests accrue on each late day: Value basis points of the charge value per day
+// (PERCENTAGE, the default), or Value centavos per day (FIXED). Charges stored before Type
+// existed have none, which reads as PERCENTAGE.
 type Interests struct {
-	Value int64 `json:"value"`
+	Value int64        `json:"value"`
+	Type  InterestType `json:"type,omitempty"`
 }
+
+// InterestType says how an Interests' Value is read.
+type InterestType string
+
+// Interest types.
+const (
+	InterestFixed      InterestType = "FIXED"      // centavos per late day
+	InterestPercentage InterestType = "PERCENTAGE" // basis points of the value per late day
+)
 
 // FineType says how a fine's Value is read.
 type FineType string
@@ -93,8 +105,19 @@ func (c *Charge) setOverdue(now time.Time, p CreateChargeParams) error {
 	case p.DaysAfterDueDate < 0 || p.DaysAfterDueDate > MaxOverdueDays:
 		return invalid("daysAfterDueDate", "daysAfterDueDate must be between 0 and %d", MaxOverdueDays)
 	}
-	if in := p.Interests; in != nil && (in.Value < 0 || in.Value > 10000) {
-		return invalid("interests.value", "interests.value must be between 0 and 10000 basis points per day")
+	if p.Interests != nil {
+		in := *p.Interests
+		p.Interests = &in
+		switch in.Type {
+		case "":
+			in.Type = InterestPercentage // the default, as for fines
+		case InterestFixed, InterestPercentage:
+		default:
+			return invalid("interests.type", "interests.type must be FIXED or PERCENTAGE")
+		}
+		if in.Value < 0 || in.Type == InterestPercentage && in.Value > 10000 || in.Type == InterestFixed && in.Value > c.Value {
+			return invalid("interests.value", "interests.value must be 0..10000 basis points a day, or 0..value centavos a day when FIXED")
+		}
 	}
 	if p.Fines != nil {
 		f := *p.Fines
@@ -108,10 +131,6 @@ func (c *Charge) setOverdue(now time.Time, p CreateChargeParams) error {
 		if f.Value < 0 || f.Type == FinePercentage && f.Value > 10000 || f.Type == FineFixed && f.Value > c.Value {
 			return invalid("fines.value", "fines.value must be 0..10000 basis points, or 0..value centavos when FIXED")
 		}
-	}
-	if p.Interests != nil {
-		in := *p.Interests
-		p.Interests = &in
 	}
 	if p.Discount != nil {
 		d := *p.Discount
@@ -199,7 +218,11 @@ func (c Charge) amountsAt(at time.Time) (discount, due int64) {
 		}
 	}
 	if in := c.Interests; in != nil {
-		due += percentOf(c.Value*late, in.Value)
+		if in.Type == InterestFixed {
+			due += in.Value * late // at most MaxChargeValue * MaxOverdueDays: no overflow
+		} else {
+			due += percentOf(c.Value*late, in.Value)
+		}
 	}
 	return 0, due
 }

@@ -1,6 +1,8 @@
 package httpadapter
 
 import (
+	"bytes"
+	"encoding/json"
 	"log/slog"
 	"net/http"
 
@@ -29,6 +31,9 @@ type chargeBody struct {
 	EnableCashbackExclusivePercentage bool                       `json:"enableCashbackExclusivePercentage"`
 	Subaccount                        string                     `json:"subaccount"`
 	Splits                            []splitBody                `json:"splits"`
+	// Read only to refuse them clearly rather than ignore them: see params.
+	EnsureSameTaxID *bool           `json:"ensureSameTaxID"` // the Node SDK's ensureSameTaxId too (keys match in any case)
+	DueDate         json.RawMessage `json:"dueDate"`
 }
 
 // splitBody is one element of a charge's splits.
@@ -56,6 +61,13 @@ func (b chargeBody) params() (payments.CreateChargeParams, error) {
 		EnableCashbackPercentage:          b.EnableCashbackPercentage,
 		EnableCashbackExclusivePercentage: b.EnableCashbackExclusivePercentage,
 		Subaccount:                        b.Subaccount,
+	}
+	if b.EnsureSameTaxID != nil && *b.EnsureSameTaxID {
+		// Only the customer's tax ID may pay: not enforced here, so not accepted either.
+		return p, invalid("ensureSameTaxID", "ensureSameTaxID (a charge only the customer's tax ID may pay) is not offered in this version")
+	}
+	if d := bytes.TrimSpace(b.DueDate); len(d) > 0 && string(d) != "null" {
+		return p, invalid("dueDate", "dueDate is not read here: an OVERDUE charge is due daysForDueDate days after it is created")
 	}
 	if b.Discount != nil {
 		if b.DiscountSettings != nil {

@@ -98,9 +98,14 @@ func TestCharges(t *testing.T) {
 		r = s.do(t, "POST", "/api/v1/charge?return_existing=false", s.appID, `{"correlationID":"order-1","value":1050}`)
 		mustStatus(t, is, r, http.StatusBadRequest) // a duplicate
 		is.Equal(r.errMsg(), `a charge with correlationID "order-1" already exists`)
+		r = s.do(t, "POST", "/api/v1/charge?return_existing=1", s.appID, `{"correlationID":"order-1","value":1050}`)
+		mustStatus(t, is, r, http.StatusOK) // as the PHP SDK sends true (http_build_query)
+		is.Equal(str(r.body, "charge", "transactionID"), str(charge, "transactionID"))
+		r = s.do(t, "POST", "/api/v1/charge?return_existing=0", s.appID, `{"correlationID":"order-1","value":1050}`)
+		mustStatus(t, is, r, http.StatusBadRequest) // and false
 		r = s.do(t, "POST", "/api/v1/charge?return_existing=maybe", s.appID, `{"correlationID":"order-1","value":1050}`)
 		mustStatus(t, is, r, http.StatusBadRequest)
-		is.Equal(r.errMsg(), "return_existing must be true or false")
+		is.Equal(r.errMsg(), "return_existing must be true or false (or 1 or 0)")
 	})
 	t.Run("Get", func(t *testing.T) {
 		is := is.New(t)
@@ -167,6 +172,10 @@ func TestCharges(t *testing.T) {
 			{"Type", `{"correlationID":"x","value":100,"type":"BOLETO"}`, "type must be DYNAMIC or OVERDUE"},
 			{"ExpiresIn", `{"correlationID":"x","value":100,"expiresIn":60}`, "expiresIn must be between 900"},
 			{"ExpiresDateTooFar", `{"correlationID":"x","value":100,"expiresDate":"2036-11-20T00:00:00"}`, "expiresDate must be at most 10 years"},
+			{"EnsureSameTaxID", `{"correlationID":"x","value":100,"ensureSameTaxID":true}`, "ensureSameTaxID (a charge only the customer's tax ID may pay) is not offered"},
+			{"EnsureSameTaxIdNodeSDK", `{"correlationID":"x","value":100,"ensureSameTaxId":true}`, "ensureSameTaxID"},
+			{"DueDate", `{"correlationID":"x","value":100,"type":"OVERDUE","daysForDueDate":3,"dueDate":"2026-12-20T00:00:00Z"}`, "dueDate is not read here"},
+			{"InterestsType", `{"correlationID":"x","value":100,"type":"OVERDUE","daysForDueDate":3,"interests":{"value":1,"type":"DAILY"}}`, "interests.type must be FIXED or PERCENTAGE"},
 			{"CommentOver140", `{"correlationID":"x","value":100,"comment":"` + strings.Repeat("ã", 141) + `"}`, "comment must have at most 140 characters"},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
@@ -178,6 +187,14 @@ func TestCharges(t *testing.T) {
 				}
 			})
 		}
+	})
+	t.Run("EnsureSameTaxIDFalse", func(t *testing.T) {
+		is := is.New(t)
+		r := s.do(t, "POST", "/api/v1/charge", s.appID, `{"correlationID":"same-false","value":100,"ensureSameTaxID":false}`)
+		mustStatus(t, is, r, http.StatusOK) // nothing asked, nothing refused
+		r = s.do(t, "POST", "/api/v1/charge", s.appID, `{"correlationID":"fixed-interest","value":10000,"type":"OVERDUE","daysForDueDate":3,"interests":{"value":100,"type":"FIXED"}}`)
+		mustStatus(t, is, r, http.StatusOK)
+		is.Equal(str(r.body, "charge", "interests", "type"), "FIXED") // kept and answered
 	})
 	t.Run("Delete", func(t *testing.T) {
 		is := is.New(t)

@@ -386,15 +386,15 @@ func queryTime(r *http.Request, name string) (time.Time, error) {
 }
 
 // queryBool reads the optional boolean query parameter name: true or false in any case,
-// absent or empty is false.
+// or 1 or 0; absent or empty is false.
 func queryBool(r *http.Request, name string) (bool, error) {
 	switch strings.ToLower(strings.TrimSpace(r.URL.Query().Get(name))) {
-	case "", "false":
+	case "", "false", "0":
 		return false, nil
-	case "true":
+	case "true", "1": // PHP's http_build_query writes a bool as 1 or 0 (the PHP SDK's return_existing)
 		return true, nil
 	}
-	return false, invalid(name, "%s must be true or false", name)
+	return false, invalid(name, "%s must be true or false (or 1 or 0)", name)
 }
 
 // deletedReply is the answer of a DELETE that worked: {"id": <id as given>, "status": "OK"}.
