@@ -33,7 +33,8 @@ type Options struct {
 	IDs io.Reader
 	// Logger receives operational logs; default discards them.
 	Logger *slog.Logger
-	// Vendor is the name used in event names and paths; default DefaultVendor.
+	// Vendor is the name used in event names and paths; default DefaultVendor. "api" is
+	// refused (see New).
 	Vendor string
 	// DefaultCompany describes the company created on first open for in-process use.
 	DefaultCompany CompanyParams
@@ -130,6 +131,9 @@ func New(st store.Store, opts Options) (*Service, error) {
 	}
 	if c.vendor == "" {
 		c.vendor = DefaultVendor
+	}
+	if c.vendor == "api" { // /api/<vendor>/v1 would be /<vendor>/api/v1: httpadapter serves both
+		return nil, invalid("vendor", `vendor "api" would make the paths /api/<vendor>/v1 and /<vendor>/api/v1 the same`)
 	}
 	if c.rail == nil {
 		c.rail = NewSandboxRail(c.clock, 0)

@@ -3,8 +3,12 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/url"
 	"strings"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/pixfoundry/payments"
 	"github.com/pixfoundry/payments/store"
@@ -27,6 +31,13 @@ func checkPostgresURL(db string) error {
 		return errors.New("must name a host, e.g. postgres://postgres@127.0.0.1:5432/payments")
 	case strings.Trim(u.Path, "/") == "":
 		return errors.New("must name a database, e.g. postgres://postgres@127.0.0.1:5432/payments")
+	}
+	if _, err := pgxpool.ParseConfig(db); err != nil { // its parameters (pool_max_conns, sslmode, ...)
+		var pe *pgconn.ParseConfigError
+		if errors.As(err, &pe) && pe.Unwrap() != nil {
+			return fmt.Errorf("has a bad parameter: %v", pe.Unwrap())
+		}
+		return errors.New("has a bad parameter")
 	}
 	return nil
 }

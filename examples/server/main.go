@@ -222,7 +222,7 @@ func (c config) check() error {
 	}
 	if isPostgres(c.db) {
 		if err := checkPostgresURL(c.db); err != nil {
-			return badFlag("-db %q %v", c.db, err)
+			return badFlag("-db %q %v", redactDB(c.db), err) // never the password
 		}
 	} else if fi, err := os.Stat(c.db); err == nil && fi.IsDir() {
 		return badFlag("-db %q is a directory; name a file in it, e.g. %s", c.db, filepath.Join(c.db, "payments.db"))
@@ -234,6 +234,9 @@ func (c config) check() error {
 	}
 	if len(c.vendor) > maxVendor || !vendorRE.MatchString(c.vendor) {
 		return badFlag("-vendor %q must be 1 to %d lower-case letters and digits, words joined by hyphens, e.g. %s", c.vendor, maxVendor, payments.DefaultVendor)
+	}
+	if c.vendor == "api" {
+		return badFlag(`-vendor "api" would make the legacy prefix /api/api/v1 the same as /api/api/v1 of the vendor's own paths`)
 	}
 	if c.pixKey != "" {
 		if _, _, err := brcode.DetectKey(c.pixKey); err != nil {
@@ -251,8 +254,11 @@ func (c config) check() error {
 	if c.webhookTimeout <= 0 {
 		return badFlag("-webhook-timeout must be positive, got %v", c.webhookTimeout)
 	}
-	if c.tick < 0 {
-		return badFlag("-tick must not be negative, got %v (0 turns the periodic work off)", c.tick)
+	if c.webhookTimeout < time.Millisecond {
+		return badFlag("-webhook-timeout must be at least 1ms, got %v", c.webhookTimeout)
+	}
+	if c.tick < 0 || c.tick > 0 && c.tick < time.Millisecond {
+		return badFlag("-tick must be 0 (the periodic work off) or at least 1ms, got %v", c.tick)
 	}
 	if c.adminAddr != "" {
 		return checkAdminAddr(c.adminAddr, c.adminAllowRemote)
@@ -275,6 +281,13 @@ func checkBaseURL(s string) error {
 		return errors.New("must not carry credentials")
 	case u.RawQuery != "" || u.ForceQuery || u.Fragment != "":
 		return errors.New("must not have a query or a fragment")
+	case strings.ContainsAny(s, " \t\"<>\\^`{|}"):
+		return errors.New("must not contain spaces, quotes or other characters a URL escapes")
+	}
+	if p := u.Port(); p != "" {
+		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+			return errors.New("must have a port from 1 to 65535")
+		}
 	}
 	return nil
 }
@@ -472,6 +485,16 @@ func runDue(ctx context.Context, svc *payments.Service, tick time.Duration, log 
 // last one be deactivated), no request can authenticate: it says so on stdout, with the
 // fix.
 func ensureApplication(ctx context.Context, svc *payments.Service, newApp bool, stdout io.Writer, log *slog.Logger) error {
+	err := ensureApplicationOnce(ctx, svc, newApp, stdout, log)
+	if !newApp && payments.ErrorCode(err) == payments.ECONFLICT {
+		// Another server on the same empty database created "default" between our count
+		// and our create (servers may start together on PostgreSQL): use it.
+		return ensureApplicationOnce(ctx, svc, newApp, stdout, log)
+	}
+	return err
+}
+
+func ensureApplicationOnce(ctx context.Context, svc *payments.Service, newApp bool, stdout io.Writer, log *slog.Logger) error {
 	total, active, err := countApplications(ctx, svc)
 	if err != nil {
 		return err

@@ -249,14 +249,23 @@ func TestCLI_BadFlags(t *testing.T) {
 		{"MerchantCityLong", []string{"-merchant-city", strings.Repeat("a", 201)}, "-merchant-city"},
 		{"TickNegative", []string{"-tick", "-1s"}, "-tick"},
 		{"TickNotDuration", []string{"-tick", "soon"}, "-tick"},
+		{"TickTooShort", []string{"-tick", "1ns"}, "-tick"}, // a busy loop
+		{"WebhookTimeoutTooShort", []string{"-webhook-timeout", "1ns"}, "-webhook-timeout"},
+		{"VendorAPI", []string{"-vendor", "api"}, "-vendor"}, // its paths would collide
+		{"BaseURLPort", []string{"-base-url", "http://pix.example:99999"}, "-base-url"},
+		{"BaseURLSpace", []string{"-base-url", "http://pix.example/a b"}, "-base-url"},
+		{"BaseURLQuote", []string{"-base-url", `http://pix.example/"<x>`}, "-base-url"},
+		{"DBPostgresParam", []string{"-db", "postgres://postgres@127.0.0.1:5432/x?pool_max_conns=abc"}, "-db"},
+		{"DBPostgresNoDatabase", []string{"-db", "postgres://postgres:S3cretPW@127.0.0.1:5432/"}, "-db"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			is := is.New(t)
 			db := filepath.Join(t.TempDir(), "x.db")
 			var stdout, stderr lockedBuffer
 			code := cli(context.Background(), append([]string{"-addr", "127.0.0.1:0", "-db", db}, tc.args...), &stdout, &stderr)
-			is.Equal(code, 2)                                   // a usage error
-			is.True(strings.Contains(stderr.String(), tc.want)) // naming the flag
+			is.Equal(code, 2)                                       // a usage error
+			is.True(strings.Contains(stderr.String(), tc.want))     // naming the flag
+			is.True(!strings.Contains(stderr.String(), "S3cretPW")) // and never a password
 			is.Equal(stdout.String(), "")
 			_, err := os.Stat(db)
 			is.True(errors.Is(err, fs.ErrNotExist)) // nothing was written

@@ -19,6 +19,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"os"
 	"strconv"
 	"sync"
@@ -93,6 +94,60 @@ func OpenWith(path string, o Options) (*Store, error) {
 	return open(path, DefaultTimeout, o)
 }
 
+// checkLength refuses a file shorter than its own meta page says it is: a copy or
+// download cut short. bbolt maps the file and would read the missing pages through the
+// map, which kills the process with SIGBUS instead of returning an error. It reads the two
+// meta pages (bbolt's layout: a 16-byte page header, then magic, version, page size,
+// flags, root bucket (16 bytes), freelist, page count (the high-water mark), txid and an
+// FNV-64a checksum of what precedes it, in the machine's byte order) and takes the valid
+// one with the highest txid, as bbolt does. A file with no valid meta is left to bbolt,
+// which says it is not a database.
+func checkLength(path string, size int64) error {
+	if size == 0 {
+		return nil // new
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil // bbolt reports it
+	}
+	defer f.Close()
+	var best struct {
+		txid, pages uint64
+		pageSize    uint32
+		ok          bool
+	}
+	readMeta := func(off int64) (pageSize uint32) {
+		var b [16 + 64]byte
+		if _, err := f.ReadAt(b[:], off); err != nil {
+			return 0
+		}
+		m := b[16:]
+		ne := binary.NativeEndian
+		h := fnv.New64a()
+		h.Write(m[:56])
+		if ne.Uint32(m[0:]) != 0xED0CDAED || ne.Uint32(m[4:]) != 2 || ne.Uint64(m[56:]) != h.Sum64() {
+			return 0
+		}
+		pageSize = ne.Uint32(m[8:])
+		if txid := ne.Uint64(m[48:]); !best.ok || txid > best.txid {
+			best.txid, best.pages, best.pageSize, best.ok = txid, ne.Uint64(m[40:]), pageSize, true
+		}
+		return pageSize
+	}
+	ps := readMeta(0)
+	if ps == 0 {
+		ps = uint32(os.Getpagesize())
+	}
+	readMeta(int64(ps))
+	if !best.ok || best.pageSize == 0 {
+		return nil
+	}
+	if want := best.pages * uint64(best.pageSize); uint64(size) < want {
+		return fmt.Errorf("the file is %d bytes but its pages reach %d: it was cut short (a partial copy or download?); use a complete copy or backup", size, want)
+	}
+	return nil
+}
+
 // open opens the file with bbolt's freelist kept in memory only (NoFreelistSync, as etcd
 // does): a commit writes its pages and meta without the whole freelist, which is about 7%
 // of durable throughput. Close writes the freelist once (see Close), so an open after a
@@ -104,6 +159,9 @@ func open(path string, timeout time.Duration, o Options) (*Store, error) {
 	var size int64 // 0 for a new file
 	if fi, err := os.Stat(path); err == nil {
 		size = fi.Size()
+	}
+	if err := checkLength(path, size); err != nil {
+		return nil, fmt.Errorf("bolt store: open %s: %w", path, err)
 	}
 	bo.InitialMmapSize = mapSize(size)
 	db, err := bbolt.Open(path, 0o600, bo)

@@ -80,3 +80,47 @@ func TestClose_SavesFreelist(t *testing.T) {
 	is.Equal(freelist(), none) // commits after the open leave it out again
 	is.NoErr(s.Close())
 }
+
+// TestOpen_CutShort: a copy of a store cut short (a download or copy that stopped) is
+// refused with an error saying so; bbolt alone maps it and dies of SIGBUS reading the
+// missing pages. The whole copy opens, as does a file that is not a database at all, which
+// bbolt refuses itself.
+func TestOpen_CutShort(t *testing.T) {
+	is := is.New(t)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "payments.db")
+	st, err := Open(path)
+	is.NoErr(err)
+	err = st.Update(context.Background(), func(tx store.Tx) error {
+		for i := range 400 {
+			r := store.Record{ID: strconv.Itoa(i), Data: []byte(strings.Repeat("x", 500)), Indexes: []store.Index{{Name: "all", Sort: strconv.Itoa(i)}}}
+			if err := tx.Insert("things", "co", r); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	is.NoErr(err)
+	is.NoErr(st.Close())
+	whole, err := os.ReadFile(path)
+	is.NoErr(err)
+	is.True(len(whole) > 100_000)
+
+	cut := filepath.Join(dir, "cut.db")
+	is.NoErr(os.WriteFile(cut, whole[:40_000], 0o600))
+	_, err = Open(cut)
+	is.True(err != nil)                                 // refused, not a crash
+	is.True(strings.Contains(err.Error(), "cut short")) // saying why
+
+	copied := filepath.Join(dir, "copy.db")
+	is.NoErr(os.WriteFile(copied, whole, 0o600))
+	again, err := Open(copied)
+	is.NoErr(err) // the whole copy is fine
+	is.NoErr(again.Close())
+
+	text := filepath.Join(dir, "text.db")
+	is.NoErr(os.WriteFile(text, []byte(strings.Repeat("not a database\n", 1000)), 0o600))
+	_, err = Open(text)
+	is.True(err != nil) // bbolt's own refusal
+	is.True(!strings.Contains(err.Error(), "cut short"))
+}
