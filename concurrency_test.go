@@ -57,9 +57,12 @@ func TestService_Concurrency(t *testing.T) {
 			}
 			return nil
 		})
-		_, page, err := e.svc.ListTransactions(ctx, payments.TransactionFilter{})
+		_, page, err := e.svc.ListTransactions(ctx, payments.TransactionFilter{Type: payments.TransactionPayment})
 		is.NoErr(err)
 		is.Equal(page.TotalCount, pixes) // one transaction per endToEndId
+		_, page, err = e.svc.ListTransactions(ctx, payments.TransactionFilter{Type: payments.TransactionRefund})
+		is.NoErr(err)
+		is.Equal(page.TotalCount, pixes) // and one per refund
 		_, page, err = e.svc.ListRefunds(ctx, payments.ListParams{})
 		is.NoErr(err)
 		is.Equal(page.TotalCount, pixes) // one refund per correlationID

@@ -2,6 +2,7 @@ package payments
 
 import (
 	"context"
+	"encoding/base64"
 	"time"
 
 	"github.com/pixfoundry/payments/store"
@@ -233,7 +234,34 @@ func (t *txn) createRefund(x Transaction, correlationID string, value int64, com
 	if err := t.saveTransaction(x); err != nil {
 		return Refund{}, err
 	}
+	if err := t.insertRefundTransaction(r, x); err != nil {
+		return Refund{}, err
+	}
 	return r, t.saveRefund(r, true)
+}
+
+// insertRefundTransaction records the refund r of the Pix x as a REFUND transaction, so
+// the transaction list shows money going back as it shows money coming in (type=REFUND,
+// and the charge filter lists a charge's refunds after its payment). refundSettled moves
+// its status on.
+func (t *txn) insertRefundTransaction(r Refund, x Transaction) error {
+	rx := Transaction{ID: t.newID(), Type: TransactionRefund, Status: string(RefundInProcessing), Value: r.Value,
+		Time: t.now, TransactionID: t.svc.core.ids.hex32(), InfoPagador: r.Comment, Payer: x.Payer, Customer: x.Customer,
+		Charge: x.Charge, PixQrCode: x.PixQrCode, RefundID: r.RefundID, CreatedAt: t.now}
+	rx.GlobalID = base64.StdEncoding.EncodeToString([]byte("PixTransaction:" + rx.ID))
+	return t.insert(collTransactions, rx.ID, "transaction", rx, rx.keys(), rx.indexes())
+}
+
+// settleRefundTransaction gives the refund's REFUND transaction the refund's outcome; a
+// refund from before REFUND transactions has none, and nothing is done.
+func (t *txn) settleRefundTransaction(r Refund) error {
+	var rx Transaction
+	id, err := t.getByKey(collTransactions, "refund:"+r.RefundID, "transaction", &rx)
+	if ok, err := found(err); err != nil || !ok {
+		return err
+	}
+	rx.ID, rx.Status, rx.EndToEndID = id, string(r.Status), r.EndToEndID
+	return t.saveTransaction(rx)
 }
 
 // refundSettled records the final outcome of the refund's order: CONFIRMED with its
@@ -259,6 +287,9 @@ func (t *txn) refundSettled(o order) error {
 	}
 	r.UpdatedAt = t.now // as saved, for the event
 	if err := t.saveRefund(r, false); err != nil {
+		return err
+	}
+	if err := t.settleRefundTransaction(r); err != nil {
 		return err
 	}
 	return t.emitRefund(r, x)

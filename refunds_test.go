@@ -117,6 +117,18 @@ func TestService_RefundSettlement(t *testing.T) {
 	_, err = e.svc.CreateRefund(ctx, payments.CreateRefundParams{TransactionEndToEndID: x.EndToEndID, CorrelationID: "fails", Value: payments.SandboxValueNotEnoughBalance})
 	is.NoErr(err)
 	is.Equal(balance(t, e), payments.Balance{Total: 9920, Blocked: 1666, Available: 9920 - 1666}) // held while in process
+	refundTxs := func() map[string]payments.Transaction {                                         // REFUND transactions by refund id
+		t.Helper()
+		xs, _, err := e.svc.ListTransactions(ctx, payments.TransactionFilter{Type: payments.TransactionRefund})
+		is.NoErr(err)
+		out := map[string]payments.Transaction{}
+		for _, rx := range xs {
+			out[rx.RefundID] = rx
+		}
+		return out
+	}
+	inProcess := refundTxs()
+	is.Equal(len(inProcess), 2) // each refund is a REFUND transaction from the start
 	n, err := e.svc.SettleRefunds(ctx)
 	is.NoErr(err)
 	is.Equal(n, 0) // the bank has not answered yet
@@ -136,6 +148,22 @@ func TestService_RefundSettlement(t *testing.T) {
 	got, err := e.svc.GetTransaction(ctx, x.EndToEndID)
 	is.NoErr(err)
 	is.Equal(got.RefundedValue, int64(1000)) // a rejected refund does not count
+
+	rx := inProcess[ok.RefundID]
+	is.Equal(rx.Status, "IN_PROCESSING") // as created
+	is.Equal(rx.Value, int64(1000))
+	is.Equal(rx.Charge.CorrelationID, "order") // the charge whose Pix it sends back
+	is.Equal(rx.EndToEndID, "")                // none until the bank has one
+	settled := refundTxs()
+	is.Equal(settled[ok.RefundID].Status, "CONFIRMED")
+	is.Equal(settled[ok.RefundID].EndToEndID, ok.EndToEndID) // the refund's own endToEndId
+	is.Equal(settled[failed.RefundID].Status, "REJECTED")
+	byE2E, err := e.svc.GetTransaction(ctx, ok.EndToEndID)
+	is.NoErr(err)
+	is.Equal(byE2E.Type, payments.TransactionRefund) // found by it, as the reference's get
+	xs, _, err := e.svc.ListTransactions(ctx, payments.TransactionFilter{Charge: "order"})
+	is.NoErr(err)
+	is.Equal(len(xs), 3) // the charge's payment and its two refunds
 	n, err = e.svc.SettleRefunds(ctx)
 	is.NoErr(err)
 	is.Equal(n, 0) // settled once

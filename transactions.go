@@ -17,7 +17,7 @@ type TransactionType string
 // Transaction types.
 const (
 	TransactionPayment  TransactionType = "PAYMENT"  // a Pix received
-	TransactionRefund   TransactionType = "REFUND"   // a Pix sent back to a payer
+	TransactionRefund   TransactionType = "REFUND"   // a Pix sent back to a payer (a refund)
 	TransactionWithdraw TransactionType = "WITHDRAW" // money taken out of an account or subaccount
 )
 
@@ -41,6 +41,10 @@ type Transaction struct {
 	PixQrCode     *PixQRCodeRef   `json:"pixQrCode"`
 	// Withdraw is the withdrawal a WITHDRAW transaction records; nil for every other type.
 	Withdraw *WithdrawInfo `json:"withdraw"`
+	// RefundID is the refund a REFUND transaction records (its status follows the refund's:
+	// IN_PROCESSING, then CONFIRMED with the refund's endToEndId, or REJECTED); "" for every
+	// other type. Refunds made before REFUND transactions existed have none.
+	RefundID string `json:"refundId,omitempty"`
 	// Unmatched says why a Pix meant for a charge did not complete it (the charge was
 	// already paid, expired, deleted, or the value differs from the amount due). The money
 	// is credited to the company account all the same and can be refunded.
@@ -185,10 +189,14 @@ func formatReais(centavos int64) string {
 
 // A withdrawal has no endToEndId until the bank gives it one.
 func (x Transaction) keys() []string {
-	if x.EndToEndID == "" {
-		return []string{"transactionID:" + x.TransactionID}
+	keys := []string{"transactionID:" + x.TransactionID}
+	if x.EndToEndID != "" {
+		keys = append(keys, "endToEndId:"+x.EndToEndID)
 	}
-	return []string{"endToEndId:" + x.EndToEndID, "transactionID:" + x.TransactionID}
+	if x.RefundID != "" {
+		keys = append(keys, "refund:"+x.RefundID)
+	}
+	return keys
 }
 
 // Transactions are listed by time; the charge, QR code, withdrawal, type and hasWebhook

@@ -240,8 +240,11 @@ func (h *crashRun) checkBalances() {
 	for _, c := range []struct {
 		path string
 		want int
-	}{{"/api/v1/charge", charges}, {"/api/v1/transaction", paid}, {"/api/v1/refund", refunds}, {"/api/v1/payment", pays}} {
-		code, body := h.do("GET", c.path+"?limit=1", "")
+	}{
+		{"/api/v1/charge?limit=1", charges}, {"/api/v1/transaction?type=PAYMENT&limit=1", paid},
+		{"/api/v1/transaction?type=REFUND&limit=1", refunds}, {"/api/v1/refund?limit=1", refunds}, {"/api/v1/payment?limit=1", pays},
+	} {
+		code, body := h.do("GET", c.path, "")
 		n, _ := body["pageInfo"].(map[string]any)["totalCount"].(float64)
 		if code != http.StatusOK || int(n) != c.want {
 			t.Errorf("GET %s: %d records, want %d (each correlationID once)", c.path, int(n), c.want)
