@@ -141,6 +141,6 @@ func TestCompanyIsolation(t *testing.T) {
 		r = s.do(t, "GET", "/api/v1/refund", first, "")
 		is.Equal(num(r.body, "pageInfo", "totalCount"), 1)
 		r = s.do(t, "GET", "/api/v1/transaction", first, "")
-		is.Equal(num(r.body, "pageInfo", "totalCount"), 2)
+		is.Equal(num(r.body, "pageInfo", "totalCount"), 3) // two Pix received and the refund
 	})
 }
