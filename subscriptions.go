@@ -259,12 +259,12 @@ func (s *Service) CreateSubscription(ctx context.Context, p CreateSubscriptionPa
 
 func (t *txn) buildSubscription(p CreateSubscriptionParams) (subscriptionRecord, error) {
 	var r subscriptionRecord
+	if len([]rune(strings.TrimSpace(p.CorrelationID))) > MaxSubscriptionCorrelationID { // before the general limit, which is higher
+		return r, invalid("correlationID", "correlationID must have at most %d characters", MaxSubscriptionCorrelationID)
+	}
 	corr, err := cleanCorrelationID("correlationID", p.CorrelationID, false)
 	if err != nil {
 		return r, err
-	}
-	if len([]rune(corr)) > MaxSubscriptionCorrelationID {
-		return r, invalid("correlationID", "correlationID must have at most %d characters", MaxSubscriptionCorrelationID)
 	}
 	if corr == "" {
 		corr = t.svc.core.ids.uuid()

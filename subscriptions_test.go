@@ -113,6 +113,8 @@ func TestService_CreateSubscription(t *testing.T) {
 				{"chargeType", payments.CreateSubscriptionParams{ChargeType: "STATIC"}},
 				{"value", payments.CreateSubscriptionParams{Value: -1}},
 				{"installmentCount", payments.CreateSubscriptionParams{InstallmentCount: -1}},
+				{"correlationID", payments.CreateSubscriptionParams{CorrelationID: strings.Repeat("c", payments.MaxSubscriptionCorrelationID+1)}},
+				{"correlationID", payments.CreateSubscriptionParams{CorrelationID: strings.Repeat("c", payments.MaxCorrelationID+1)}}, // the same message either way
 				{"installmentCount", payments.CreateSubscriptionParams{InstallmentCount: payments.MaxInstallments + 1}},
 				{"name", payments.CreateSubscriptionParams{Name: strings.Repeat("n", payments.MaxSubscriptionName+1)}},
 				{"customer.name", payments.CreateSubscriptionParams{Customer: &payments.CreateCustomerParams{TaxID: "52998224725"}}},
