@@ -155,7 +155,7 @@ func (t *txn) receivePix(p ReceivePixParams) (Transaction, error) {
 	if err != nil {
 		return Transaction{}, err
 	}
-	x.Raw = PixRaw{EndToEndID: e2e, TxID: txid, Valor: formatReais(p.Value), Horario: at, InfoPagador: x.InfoPagador}
+	x.Raw = &PixRaw{EndToEndID: e2e, TxID: txid, Valor: formatReais(p.Value), Horario: at, InfoPagador: x.InfoPagador}
 	x.Fee = co.fees().Fee(p.Value)
 
 	var charge *Charge

@@ -154,6 +154,7 @@ func TestService_RefundSettlement(t *testing.T) {
 	is.Equal(rx.Value, int64(1000))
 	is.Equal(rx.Charge.CorrelationID, "order") // the charge whose Pix it sends back
 	is.Equal(rx.EndToEndID, "")                // none until the bank has one
+	is.True(rx.Raw == nil)                     // no bank callback reports a refund sent
 	settled := refundTxs()
 	is.Equal(settled[ok.RefundID].Status, "CONFIRMED")
 	is.Equal(settled[ok.RefundID].EndToEndID, ok.EndToEndID) // the refund's own endToEndId

@@ -52,8 +52,10 @@ type Transaction struct {
 	// RefundedValue is how much of the Pix has been sent back so far (refunds in process
 	// included); refunds never exceed Value.
 	RefundedValue int64 `json:"refundedValue"`
-	// Raw is the Pix as the bank reports it, in the real API's callback shape.
-	Raw       PixRaw    `json:"raw"`
+	// Raw is the Pix as the bank reports it, in the real API's callback shape: a received
+	// Pix's (PAYMENT); nil, and left out, for the other types, which no bank callback
+	// reports.
+	Raw       *PixRaw   `json:"raw,omitempty"`
 	CreatedAt time.Time `json:"createdAt"`
 	// WebhookSent is the webhook audit of a received Pix, oldest first: one entry each time
 	// a webhook's delivery of an event carrying this Pix ended (see WebhookSent). The wire

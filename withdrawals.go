@@ -244,7 +244,7 @@ func (t *txn) createWithdrawal(w Withdrawal, src holdSource) (Withdrawal, error)
 	if err := t.createOrder(o); err != nil {
 		return Withdrawal{}, err
 	}
-	x := Transaction{ID: t.newID(), Type: TransactionWithdraw, Status: string(WithdrawalCreated), Value: w.Value,
+	x := Transaction{ID: t.newID(), Type: TransactionWithdraw, Status: string(WithdrawalCreated), Value: w.Value, Fee: w.Fee,
 		Time: t.now, TransactionID: w.TransactionID, InfoPagador: w.Comment, PixKey: w.DestinationAlias,
 		Withdraw:  &WithdrawInfo{ID: w.ID, Value: w.Value, Time: t.now, InfoPagador: w.Comment, CreatedAt: t.now},
 		CreatedAt: t.now}

@@ -30,6 +30,8 @@ func TestService_WithdrawFromAccount(t *testing.T) {
 		is.Equal(len(small.Transaction.EndToEndID), 32)                               // the Pix's endToEndId
 		is.Equal(small.Transaction.Withdraw.EndToEndID, small.Transaction.EndToEndID) // the withdraw object
 		is.Equal(small.Transaction.Withdraw.Value, int64(1000))
+		is.Equal(small.Transaction.Fee, policy.Fee) // the fee taken, as the withdrawal says
+		is.True(small.Transaction.Raw == nil)       // no bank callback reports a withdrawal
 
 		big, err := e.svc.WithdrawFromAccount(ctx, a.AccountID, policy.MinFree)
 		is.NoErr(err)

@@ -157,7 +157,8 @@ func TestCharges(t *testing.T) {
 			{"Malformed", `{"correlationID":"x","value":`, "request body is not valid JSON"},
 			{"Array", `[{"correlationID":"x","value":100}]`, "request body must be a JSON object"},
 			{"FloatValue", `{"correlationID":"x","value":10.5}`, "value must be a whole number of centavos, e.g. 1050 for R$ 10,50 (got 10.5)"},
-			{"ExponentValue", `{"correlationID":"x","value":1e3}`, "value must be a whole number of centavos, e.g. 1050 for R$ 10,50 (got 1e3)"},
+			{"ExponentValue", `{"correlationID":"x","value":1e3}`, "value must be a whole number of centavos written without a decimal point or exponent, e.g. 1050 for R$ 10,50 (got 1e3)"},
+			{"PointZeroValue", `{"correlationID":"x","value":500.0}`, "value must be a whole number of centavos written without a decimal point or exponent"}, // 10.0 may mean reais
 			{"StringValue", `{"correlationID":"x","value":"100"}`, "value must be a whole number of centavos, e.g. 1050 for R$ 10,50 (got a string)"},
 			{"HugeValue", `{"correlationID":"x","value":99999999999999999999}`, "value must be a whole number of centavos"},
 			{"FloatSplit", `{"correlationID":"x","value":100,"splits":[{"value":0.5,"pixKey":"a@example.com"}]}`, "splits[0].value must be a whole number of centavos"},

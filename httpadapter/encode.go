@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"mime"
 	"net/http"
 	"reflect"
@@ -219,7 +220,13 @@ func decode[T any](r *http.Request) (T, error) {
 		if te, ok := errors.AsType[*json.UnmarshalTypeError](err); ok && te.Field != "" {
 			te.Field = indexedField(body, reflect.TypeFor[T](), te.Field) // splits[1].value, not splits.value
 			if te.Type == reflect.TypeFor[centavos]() {
-				return v, invalid(te.Field, "%s must be a whole number of centavos, e.g. 1050 for R$ 10,50 (got %s)", te.Field, gotJSON(te.Value))
+				got := gotJSON(te.Value)
+				if f, err := strconv.ParseFloat(got, 64); err == nil && f == math.Trunc(f) && math.Abs(f) < 1<<53 {
+					// 500.0 or 5e2: whole, but a client writing money as a float may mean
+					// reais (10.0 for R$ 10,00), so it is refused, saying how to write it.
+					return v, invalid(te.Field, "%s must be a whole number of centavos written without a decimal point or exponent, e.g. 1050 for R$ 10,50 (got %s)", te.Field, got)
+				}
+				return v, invalid(te.Field, "%s must be a whole number of centavos, e.g. 1050 for R$ 10,50 (got %s)", te.Field, got)
 			}
 			return v, invalid(te.Field, "%s must be %s", te.Field, jsonKind(te.Type))
 		}
@@ -263,8 +270,9 @@ func readBody(r *http.Request) ([]byte, error) {
 }
 
 // centavos is money on the wire: a JSON integer of centavos (1050 is R$ 10,50). decode
-// refuses anything else (10.5, 1e3, "1050", an amount beyond int64) naming the field, so no
-// float ever reaches an amount.
+// refuses anything else (10.5, 1e3, 500.0, "1050", an amount beyond int64) naming the
+// field, so no float ever reaches an amount: a client that writes money as a float may
+// mean reais, and 10.0 read as 10 centavos would charge a hundredth of what it meant.
 type centavos int64
 
 // gotJSON names the JSON value an UnmarshalTypeError describes: "10.5" for "number 10.5",
