@@ -2,6 +2,7 @@ package payments
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 
@@ -21,6 +22,9 @@ import (
 // database up with its own tools. An error while writing (w failing, ctx ending) leaves a
 // snapshot that must not be used.
 func (s *Service) Backup(ctx context.Context, w io.Writer) error {
+	if w == nil {
+		return internal(errors.New("Backup: the writer is nil"))
+	}
 	b, ok := s.core.store.(store.Backuper)
 	if !ok {
 		return &Error{Code: ENOTIMPLEMENTED, Message: fmt.Sprintf("the store (%T) has no online backup: back it up with its database's own tools", s.core.store)}

@@ -105,7 +105,7 @@ func (s *Service) GetOrCreateExclusiveCashback(ctx context.Context, taxID string
 // CashbackBalance is the exclusive cashback a customer has still to receive.
 type CashbackBalance struct {
 	Balance int64          `json:"balance"`
-	Status  CashbackStatus `json:"status"` // PENDING when Balance > 0, else PAID or "" when none ever
+	Status  CashbackStatus `json:"status"` // PENDING when Balance > 0, else ""
 }
 
 // GetCashbackBalance returns the exclusive cashback still to be received by the customer

@@ -14,6 +14,10 @@ import (
 
 const collCharges = "charges"
 
+// collDeletedCharges holds a note (its ChargeRef) of each deleted charge, under the keys
+// a Pix finds a charge by.
+const collDeletedCharges = "deleted_charges"
+
 // ChargeType decides whether a charge has a due date with fines, interests and discounts.
 type ChargeType string
 
@@ -768,7 +772,18 @@ func (s *Service) DeleteCharge(ctx context.Context, id string) error {
 		if err := t.removePaymentLink(c.PaymentLinkID); err != nil {
 			return err
 		}
-		return storeErr(t.tx.Delete(collCharges, t.company, c.ID), "charge")
+		if err := storeErr(t.tx.Delete(collCharges, t.company, c.ID), "charge"); err != nil {
+			return err
+		}
+		// A note under the keys a Pix finds the charge by (not its correlationID, which a new
+		// charge may take): see deletedCharge.
+		var keys []string
+		for _, k := range c.keys() {
+			if !strings.HasPrefix(k, "correlationID:") {
+				keys = append(keys, k)
+			}
+		}
+		return t.insert(collDeletedCharges, c.ID, "deleted charge", c.ref(), keys, nil)
 	})
 }
 

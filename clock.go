@@ -87,8 +87,14 @@ type OffsetClock struct {
 	offset time.Duration
 }
 
-// NewOffsetClock returns a clock that tells base's time until Advance moves it ahead.
-func NewOffsetClock(base Clock) *OffsetClock { return &OffsetClock{base: base} }
+// NewOffsetClock returns a clock that tells base's time (the system clock if base is nil)
+// until Advance moves it ahead.
+func NewOffsetClock(base Clock) *OffsetClock {
+	if base == nil {
+		base = SystemClock{}
+	}
+	return &OffsetClock{base: base}
+}
 
 // Now returns the base clock's time plus the offset.
 func (c *OffsetClock) Now() time.Time {

@@ -1,12 +1,14 @@
 package payments_test
 
 import (
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/matryer/is"
 
 	"github.com/pixfoundry/payments"
+	"github.com/pixfoundry/payments/store/memory"
 )
 
 func TestOffsetClock(t *testing.T) {
@@ -26,4 +28,31 @@ func TestOffsetClock(t *testing.T) {
 	now, err = c.Advance(0)
 	is.NoErr(err)
 	is.Equal(now, c.Now()) // zero moves nothing
+}
+
+// TestNilArguments: nil where a value is needed is an error, or the documented default,
+// never a panic.
+func TestNilArguments(t *testing.T) {
+	is := is.New(t)
+	_, err := payments.New(nil, payments.Options{})
+	is.True(err != nil) // no store
+	e := newEnv(t, memory.New())
+	_, err = e.svc.AdvanceClock(ctx, nil, time.Hour)
+	is.True(err != nil)         // no clock
+	is.Equal(e.clock.Now(), t0) // nothing moved
+	is.True(e.svc.Backup(ctx, nil) != nil)
+	is.True(!payments.NewOffsetClock(nil).Now().IsZero()) // the system clock
+}
+
+// TestNew_Vendor: the vendor becomes a path segment and an event prefix, so New refuses
+// one httpadapter could not route or that would make odd event names.
+func TestNew_Vendor(t *testing.T) {
+	is := is.New(t)
+	for _, v := range []string{"{x}", "a b", "x/y", "OPENPIX", "api", strings.Repeat("a", 33)} {
+		_, err := payments.New(memory.New(), payments.Options{Vendor: v})
+		is.Equal(payments.ErrorField(err), "vendor")
+	}
+	svc, err := payments.New(memory.New(), payments.Options{Vendor: "woovi-sandbox"})
+	is.NoErr(err)
+	is.Equal(svc.Vendor(), "woovi-sandbox")
 }

@@ -3,6 +3,7 @@ package payments
 import (
 	"context"
 	"errors"
+	"strings"
 	"time"
 
 	"github.com/pixfoundry/payments/brcode"
@@ -49,7 +50,8 @@ type CompanyParams struct {
 	MerchantCity   string
 	FeePolicy      *FeePolicy
 	CashbackPolicy *CashbackPolicy
-	// WithdrawalPolicy: nil means DefaultWithdrawalPolicy().
+	// WithdrawalPolicy replaces the company's; nil keeps it (a company that never had one
+	// uses DefaultWithdrawalPolicy()).
 	WithdrawalPolicy *WithdrawalPolicy
 }
 
@@ -213,8 +215,9 @@ func (t *txn) loadCompany() (Company, error) {
 	return decodeMemoized[Company](&t.svc.core.memo, collCompanies, systemSpace, r)
 }
 
-// CompanyUpdate changes the company's receiving identity and policies; nil fields stay.
-// Charges and QR codes created before keep the BR Codes they were made with.
+// CompanyUpdate changes the company's receiving identity and policies; nil fields stay,
+// and a text field given must not be empty (EINVALID naming it). Charges and QR codes
+// created before keep the BR Codes they were made with.
 type CompanyUpdate struct {
 	Name           *string
 	PixKey         *string
@@ -239,12 +242,17 @@ func (s *Service) UpdateCompany(ctx context.Context, u CompanyUpdate) (Company, 
 		p := CompanyParams{Name: c.Name, PixKey: c.PixKey, MerchantName: c.MerchantName, MerchantCity: c.MerchantCity,
 			FeePolicy: c.FeePolicy, CashbackPolicy: c.CashbackPolicy, WithdrawalPolicy: c.WithdrawalPolicy, Partner: c.Partner}
 		for _, f := range []struct {
-			to   *string
-			from *string
-		}{{&p.Name, u.Name}, {&p.PixKey, u.PixKey}, {&p.MerchantName, u.MerchantName}, {&p.MerchantCity, u.MerchantCity}} {
-			if f.from != nil {
-				*f.to = *f.from
+			field string
+			to    *string
+			from  *string
+		}{{"name", &p.Name, u.Name}, {"pixKey", &p.PixKey, u.PixKey}, {"merchantName", &p.MerchantName, u.MerchantName}, {"merchantCity", &p.MerchantCity, u.MerchantCity}} {
+			if f.from == nil {
+				continue
 			}
+			if strings.TrimSpace(*f.from) == "" { // on create "" means a default; here it would replace a value
+				return invalid(f.field, "%s must not be empty: leave it out to keep the company's", f.field)
+			}
+			*f.to = *f.from
 		}
 		if u.FeePolicy != nil {
 			p.FeePolicy = u.FeePolicy

@@ -30,6 +30,11 @@ func TestService_UpdateCompany(t *testing.T) {
 		is.Equal(payments.ErrorField(err), "pixKey") // invalid key rejected
 		_, err = e.svc.UpdateCompany(ctx, payments.CompanyUpdate{FeePolicy: &payments.FeePolicy{BasisPoints: -1}})
 		is.Equal(payments.ErrorField(err), "feePolicy")
+		empty := " "
+		_, err = e.svc.UpdateCompany(ctx, payments.CompanyUpdate{PixKey: &empty})
+		is.Equal(payments.ErrorField(err), "pixKey") // not a random new key
+		_, err = e.svc.UpdateCompany(ctx, payments.CompanyUpdate{Name: &empty})
+		is.Equal(payments.ErrorField(err), "name")
 		got, err := e.svc.GetCompany(ctx)
 		is.NoErr(err)
 		is.Equal(got.PixKey, "+5511988887777") // failed updates changed nothing

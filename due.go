@@ -148,6 +148,9 @@ func (s *Service) AdvanceClock(ctx context.Context, clock MovableClock, d time.D
 	if d < 0 {
 		return time.Time{}, errBackwards()
 	}
+	if clock == nil {
+		return time.Time{}, internal(errors.New("AdvanceClock: the clock is nil"))
+	}
 	s.core.moving.Lock()
 	defer s.core.moving.Unlock()
 	to := clock.Now().Add(d)

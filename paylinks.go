@@ -166,7 +166,7 @@ func (t *txn) paymentLinkView(id string) (PaymentLink, error) {
 		case ChargeCompleted:
 			v.Status, v.AmountDue = PaymentLinkPaid, c.PaidValue
 		case ChargeExpired:
-			v.Status, v.AmountDue = PaymentLinkExpired, c.AmountDue
+			v.Status, v.AmountDue = PaymentLinkExpired, c.Value // nothing is due any more
 		default:
 			v.Status, v.AmountDue = PaymentLinkWaiting, c.AmountDue
 		}

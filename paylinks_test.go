@@ -102,6 +102,16 @@ func TestService_PaymentLink(t *testing.T) {
 			l, err = e.svc.PaymentLink(ctx, c.PaymentLinkID)
 			is.NoErr(err)
 			is.Equal(l.AmountDue, got.AmountDue) // once paid: what was paid
+
+			late := createCharge(t, e, payments.CreateChargeParams{
+				CorrelationID: "plink-overdue-expired", Value: 10000, Type: payments.ChargeOverdue, DaysForDueDate: 1, DaysAfterDueDate: 2,
+				Fines: &payments.Fines{Value: 200, Type: payments.FineFixed}, Interests: &payments.Interests{Value: 100},
+			})
+			e.clock.Advance(5 * 24 * time.Hour)
+			l, err = e.svc.PaymentLink(ctx, late.PaymentLinkID)
+			is.NoErr(err)
+			is.Equal(l.Status, payments.PaymentLinkExpired)
+			is.Equal(l.AmountDue, int64(10000)) // nothing is due any more: the value, not a late amount
 		})
 
 		t.Run("QRCode", func(t *testing.T) {

@@ -2,8 +2,10 @@ package payments
 
 import (
 	"context"
+	"errors"
 	"io"
 	"log/slog"
+	"regexp"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -17,6 +19,12 @@ import (
 
 // DefaultVendor is the vendor name in event names and paths ("OPENPIX:CHARGE_CREATED").
 const DefaultVendor = "openpix"
+
+// vendorRE is a vendor name (Options.Vendor): lower-case letters and digits, words joined
+// by hyphens; maxVendor is its longest.
+var vendorRE = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+
+const maxVendor = 32
 
 // DefaultCompanyID is the id of the company a Service opened by Open or New acts for.
 const DefaultCompanyID = "default"
@@ -33,8 +41,9 @@ type Options struct {
 	IDs io.Reader
 	// Logger receives operational logs; default discards them.
 	Logger *slog.Logger
-	// Vendor is the name used in event names and paths; default DefaultVendor. "api" is
-	// refused (see New).
+	// Vendor is the name used in event names and paths; default DefaultVendor. It must be
+	// lower-case letters and digits, words joined by hyphens, at most 32 characters, and
+	// not "api" (see New).
 	Vendor string
 	// DefaultCompany describes the company created on first open for in-process use.
 	DefaultCompany CompanyParams
@@ -120,6 +129,9 @@ func Open(path string, opts Options) (*Service, error) {
 // New returns the Service of the default company over any store, creating the default
 // company on first use. Closing the Service does not close a store passed to New.
 func New(st store.Store, opts Options) (*Service, error) {
+	if st == nil {
+		return nil, internal(errors.New("payments.New: the store is nil"))
+	}
 	c := &core{store: st, clock: opts.Clock, ids: newIDSource(opts.IDs), log: opts.Logger, vendor: opts.Vendor,
 		qr: qrpng.New(0), rail: opts.Rail,
 		webhooks: newWebhookCore(st, opts), auth: newAuthCache(authCacheSize, authCacheTTL)}
@@ -131,6 +143,9 @@ func New(st store.Store, opts Options) (*Service, error) {
 	}
 	if c.vendor == "" {
 		c.vendor = DefaultVendor
+	}
+	if len(c.vendor) > maxVendor || !vendorRE.MatchString(c.vendor) {
+		return nil, invalid("vendor", "vendor %q must be 1 to %d lower-case letters and digits, words joined by hyphens, e.g. %s: it is a path segment and an event prefix", c.vendor, maxVendor, DefaultVendor)
 	}
 	if c.vendor == "api" { // /api/<vendor>/v1 would be /<vendor>/api/v1: httpadapter serves both
 		return nil, invalid("vendor", `vendor "api" would make the paths /api/<vendor>/v1 and /<vendor>/api/v1 the same`)

@@ -100,6 +100,10 @@ func (s *Service) ReceiveChargePix(ctx context.Context, id string, p ReceivePixP
 	return x, c, nil
 }
 
+// minPixTime is the earliest time a received Pix may carry: Pix began in November 2020;
+// earlier times (year 1 from a zero value parsed wrong, say) are refused.
+var minPixTime = time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
+
 func (t *txn) receivePix(p ReceivePixParams) (Transaction, error) {
 	e2e, err := cleanString("endToEndId", p.EndToEndID, MaxEndToEndID)
 	if err != nil {
@@ -122,6 +126,8 @@ func (t *txn) receivePix(p ReceivePixParams) (Transaction, error) {
 	at := p.Time.UTC().Truncate(time.Millisecond)
 	if p.Time.IsZero() {
 		at = t.now
+	} else if at.Before(minPixTime) || at.After(t.now.Add(24*time.Hour)) {
+		return Transaction{}, invalid("time", "time must be from %s to a day after now, got %s", minPixTime.Format(time.DateOnly), at.Format(time.RFC3339))
 	}
 	x := Transaction{
 		ID: t.newID(), Type: TransactionPayment, Status: "CONFIRMED", Value: p.Value,
@@ -162,6 +168,13 @@ func (t *txn) receivePix(p ReceivePixParams) (Transaction, error) {
 	if txid != "" && txid != "***" {
 		if charge, x.PixQrCode, err = t.receiveTarget(txid); err != nil {
 			return Transaction{}, err
+		}
+		if charge == nil && x.PixQrCode == nil {
+			if x.Charge, err = t.deletedCharge(txid); err != nil {
+				return Transaction{}, err
+			} else if x.Charge != nil {
+				x.Customer, x.Unmatched = x.Charge.Customer, "charge deleted"
+			}
 		}
 	}
 	credits := []Posting(nil)
@@ -281,6 +294,22 @@ func (t *txn) receiveTarget(txid string) (*Charge, *PixQRCodeRef, error) {
 		return nil, nil, err
 	}
 	return nil, q.ref(), nil
+}
+
+// deletedCharge is the charge the txid named if it was deleted (DeleteCharge leaves a
+// note of it), or nil: a Pix paying it is recorded with Unmatched "charge deleted", so
+// the company finds it by the reason and can send it back.
+func (t *txn) deletedCharge(txid string) (*ChargeRef, error) {
+	for _, key := range append(txidKeys(txid), "transactionID:"+txid) {
+		var ref ChargeRef
+		_, err := t.getByKey(collDeletedCharges, key, "deleted charge", &ref)
+		if ok, err := found(err); err != nil {
+			return nil, err
+		} else if ok {
+			return &ref, nil
+		}
+	}
+	return nil, nil
 }
 
 // cannotTake says why a charge cannot take a payment of value at time at, or "".

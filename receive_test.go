@@ -133,7 +133,7 @@ func TestService_ReceivePix_CannotTake(t *testing.T) {
 			{paid.Identifier[:25], 1000, "charge already completed"},
 			{short.Identifier[:25], 1000, "charge expired"},
 			{wrong.Identifier[:25], 999, "value 9.99 differs from the amount due 10.00"},
-			{deleted.Identifier[:25], 1000, ""}, // the charge is gone: a Pix to the company key
+			{deleted.Identifier[:25], 1000, "charge deleted"}, // credited to the company, with the reason
 			{"unknownreference", 1000, ""},
 		} {
 			x, err := e.svc.ReceivePix(ctx, payments.ReceivePixParams{EndToEndID: newE2E(), Value: tc.value, TxID: tc.txid})
@@ -150,7 +150,10 @@ func TestService_ReceivePix_CannotTake(t *testing.T) {
 		is.Equal(len(xs), 2) // both Pix of the paid charge are listed under it
 		xs, _, err = e.svc.ListTransactions(ctx, payments.TransactionFilter{Charge: deleted.TransactionID})
 		is.NoErr(err)
-		is.Equal(len(xs), 0) // the Pix after deletion is not tied to the deleted charge
+		is.Equal(len(xs), 1)                            // the Pix after deletion is found under the deleted charge
+		is.Equal(xs[0].Charge.CorrelationID, "deleted") // which it names
+		again := createCharge(t, e, payments.CreateChargeParams{CorrelationID: "deleted", Value: 500})
+		is.True(again.TransactionID != deleted.TransactionID) // its correlationID is free for a new charge
 		audit(t, e.svc)
 	})
 }
@@ -169,12 +172,18 @@ func TestService_ReceivePix_Invalid(t *testing.T) {
 			{payments.ReceivePixParams{EndToEndID: newE2E(), Value: 100, PixKey: "nope"}, payments.EINVALID, "pixKey"},
 			{payments.ReceivePixParams{EndToEndID: newE2E(), Value: 100, PixKey: "someone@else.com"}, payments.ENOTFOUND, ""},
 			{payments.ReceivePixParams{EndToEndID: newE2E(), Value: 100, Payer: &payments.Payer{Name: "x", TaxID: "123"}}, payments.EINVALID, "payer.taxID"},
+			{payments.ReceivePixParams{EndToEndID: newE2E(), Value: 100, Time: time.Date(-1, 1, 1, 0, 0, 0, 0, time.UTC)}, payments.EINVALID, "time"}, // panicked encoding it
+			{payments.ReceivePixParams{EndToEndID: newE2E(), Value: 100, Time: time.Date(1, 1, 1, 0, 0, 0, 1, time.UTC)}, payments.EINVALID, "time"},  // a zero value gone wrong
+			{payments.ReceivePixParams{EndToEndID: newE2E(), Value: 100, Time: t0.Add(48 * time.Hour)}, payments.EINVALID, "time"},                    // from the future
 		} {
 			_, err := e.svc.ReceivePix(ctx, tc.p)
 			is.Equal(payments.ErrorCode(err), tc.code)
 			is.Equal(payments.ErrorField(err), tc.field)
 		}
-		is.Equal(balance(t, e).Total, int64(0)) // nothing credited
+		c := createCharge(t, e, payments.CreateChargeParams{CorrelationID: "c", Value: 100})
+		_, err := e.svc.ReceivePix(ctx, payments.ReceivePixParams{EndToEndID: newE2E(), Value: 100, TxID: c.Identifier[:25], Time: time.Date(-1, 1, 1, 0, 0, 0, 0, time.UTC)})
+		is.Equal(payments.ErrorField(err), "time") // with a charge to pay too: refused, not a panic
+		is.Equal(balance(t, e).Total, int64(0))    // nothing credited
 		xs, _, err := e.svc.ListTransactions(ctx, payments.TransactionFilter{})
 		is.NoErr(err)
 		is.Equal(len(xs), 0) // nothing recorded

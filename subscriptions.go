@@ -383,6 +383,11 @@ func (t *txn) findSubscription(id string) (subscriptionRecord, error) {
 			return t.subscriptionByID(rid)
 		}
 	}
+	if r, err := t.subscriptionByID(id); err == nil { // its ID (Subscription.ID)
+		return r, nil
+	} else if ErrorCode(err) != ENOTFOUND {
+		return r, err
+	}
 	return r, notFound("Subscription not found")
 }
 

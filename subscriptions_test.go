@@ -85,6 +85,9 @@ func TestService_CreateSubscription(t *testing.T) {
 			g, err = e.svc.GetSubscription(ctx, s.CorrelationID)
 			is.NoErr(err)
 			is.Equal(g.GlobalID, s.GlobalID) // by correlationID
+			g, err = e.svc.GetSubscription(ctx, s.ID)
+			is.NoErr(err)
+			is.Equal(g.GlobalID, s.GlobalID) // by its ID, as the doc says
 			_, err = e.svc.GetSubscription(ctx, "nope")
 			is.Equal(payments.ErrorCode(err), payments.ENOTFOUND) // unknown id
 
