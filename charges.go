@@ -787,6 +787,46 @@ func (s *Service) DeleteCharge(ctx context.Context, id string) error {
 	})
 }
 
+// UpdateChargeExpiry moves when the ACTIVE DYNAMIC charge id (an id DeleteCharge takes)
+// expires to expiresDate, read as CreateChargeParams.ExpiresDate is (at least 15 minutes
+// and at most 10 years from now), and returns the charge; expiresIn then counts from its
+// creation. An OVERDUE charge's expiry follows its due date, and a paid or expired charge
+// has none to move (EPRECONDITION). The BR Code does not change: it carries no expiry.
+func (s *Service) UpdateChargeExpiry(ctx context.Context, id, expiresDate string) (Charge, error) {
+	var out Charge
+	err := s.update(ctx, func(t *txn) error {
+		c, err := t.findCharge(id)
+		if err != nil {
+			return err
+		}
+		switch {
+		case c.Type == ChargeOverdue:
+			return precondition("expiresDate", "an OVERDUE charge expires daysAfterDueDate days after its due date")
+		case c.Status == ChargeCompleted:
+			return precondition("id", "a paid charge does not expire")
+		case c.Status != ChargeActive || !t.now.Before(c.ExpiresDate):
+			return precondition("id", "the charge has expired")
+		case strings.TrimSpace(expiresDate) == "":
+			return invalid("expiresDate", "expiresDate is required")
+		}
+		at, err := expiry(t.now, 0, strings.TrimSpace(expiresDate))
+		if err != nil {
+			return err
+		}
+		c.ExpiresDate, c.ExpiresIn = at, wholeSeconds(c.CreatedAt, at)
+		if err := t.saveCharge(&c); err != nil {
+			return err
+		}
+		if err := t.scheduleExpiry(at); err != nil { // earlier than the company's next: the pass comes sooner
+			return err
+		}
+		t.present(&c)
+		out = c
+		return nil
+	})
+	return out, err
+}
+
 // expireBatch is how many charges one expiry transaction records.
 const expireBatch = 500
 

@@ -482,3 +482,40 @@ func TestService_ChargesCompanyIsolation(t *testing.T) {
 		is.Equal(len(evs), 0) // nor its events
 	})
 }
+
+// TestService_UpdateChargeExpiry: an ACTIVE DYNAMIC charge's expiry moves, earlier or
+// later, and the due pass expires it at the new time, once; OVERDUE, paid and expired
+// charges are refused, as is an expiry too soon.
+func TestService_UpdateChargeExpiry(t *testing.T) {
+	eachStore(t, func(t *testing.T, e env) {
+		is := is.New(t)
+		createCharge(t, e, payments.CreateChargeParams{CorrelationID: "sooner", Value: 100, ExpiresIn: 86400})
+		createCharge(t, e, payments.CreateChargeParams{CorrelationID: "later", Value: 100, ExpiresIn: 3600})
+		c, err := e.svc.UpdateChargeExpiry(ctx, "sooner", t0.Add(time.Hour).Format(time.RFC3339))
+		is.NoErr(err)
+		is.Equal(c.ExpiresDate, t0.Add(time.Hour))
+		is.Equal(c.ExpiresIn, int64(3600)) // counted from creation
+		_, err = e.svc.UpdateChargeExpiry(ctx, "later", t0.Add(48*time.Hour).Format(time.RFC3339))
+		is.NoErr(err)
+
+		_, err = e.svc.AdvanceClock(ctx, e.clock, 2*time.Hour)
+		is.NoErr(err)
+		sooner, err := e.svc.GetCharge(ctx, "sooner")
+		is.NoErr(err)
+		is.Equal(sooner.Status, payments.ChargeExpired) // at its new, earlier time
+		later, err := e.svc.GetCharge(ctx, "later")
+		is.NoErr(err)
+		is.Equal(later.Status, payments.ChargeActive) // not at its old one
+		is.Equal(countEvents(t, e.svc, payments.EventChargeExpired), 1)
+
+		_, err = e.svc.UpdateChargeExpiry(ctx, "sooner", t0.Add(72*time.Hour).Format(time.RFC3339))
+		is.Equal(payments.ErrorCode(err), payments.EPRECONDITION) // expired: nothing to move
+		_, err = e.svc.UpdateChargeExpiry(ctx, "later", e.clock.Now().Add(time.Minute).Format(time.RFC3339))
+		is.Equal(payments.ErrorField(err), "expiresDate") // under 15 minutes
+		createCharge(t, e, payments.CreateChargeParams{CorrelationID: "boleto", Value: 100, Type: payments.ChargeOverdue, DaysForDueDate: 3})
+		_, err = e.svc.UpdateChargeExpiry(ctx, "boleto", "2027-01-31")
+		is.Equal(payments.ErrorCode(err), payments.EPRECONDITION) // follows its due date
+		_, err = e.svc.UpdateChargeExpiry(ctx, "nope", "2027-01-31")
+		is.Equal(payments.ErrorCode(err), payments.ENOTFOUND)
+	})
+}

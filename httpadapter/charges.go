@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"log/slog"
 	"net/http"
+	"time"
 
 	"github.com/pixfoundry/payments"
 )
@@ -178,6 +179,34 @@ func handleChargeDelete(log *slog.Logger) http.Handler {
 			return
 		}
 		encode(w, http.StatusOK, deletedReply{ID: id, Status: "OK"})
+	})
+}
+
+// handleChargeExpiryUpdate: PATCH /charge/{id} {expiresDate} → 200 {status:"OK", id,
+// expiresDate}, id as given: moves when an ACTIVE DYNAMIC charge expires
+// (payments.Service.UpdateChargeExpiry).
+func handleChargeExpiryUpdate(log *slog.Logger) http.Handler {
+	type request struct {
+		ExpiresDate string `json:"expiresDate"`
+	}
+	type reply struct {
+		ExpiresDate time.Time `json:"expiresDate"`
+		ID          string    `json:"id"`
+		Status      string    `json:"status"`
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, err := decode[request](r)
+		if err != nil {
+			writeError(w, r, log, err)
+			return
+		}
+		id := r.PathValue("id")
+		c, err := company(r).UpdateChargeExpiry(r.Context(), id, body.ExpiresDate)
+		if err != nil {
+			writeError(w, r, log, err)
+			return
+		}
+		encode(w, http.StatusOK, reply{ExpiresDate: c.ExpiresDate, ID: id, Status: "OK"})
 	})
 }
 

@@ -197,6 +197,25 @@ func TestCharges(t *testing.T) {
 		mustStatus(t, is, r, http.StatusOK)
 		is.Equal(str(r.body, "charge", "interests", "type"), "FIXED") // kept and answered
 	})
+	t.Run("UpdateExpiry", func(t *testing.T) {
+		is := is.New(t)
+		s.createCharge(t, s.appID, `{"correlationID":"to-extend","value":500}`)
+		r := s.do(t, "PATCH", "/api/v1/charge/to-extend", s.appID, `{"expiresDate":"2026-12-31T23:59:59Z"}`)
+		mustStatus(t, is, r, http.StatusOK)
+		is.Equal(r.body, map[string]any{"status": "OK", "id": "to-extend", "expiresDate": "2026-12-31T23:59:59Z"}) // the reference's {status, id, expiresDate}
+		r = s.do(t, "GET", "/api/v1/charge/to-extend", s.appID, "")
+		is.Equal(str(r.body, "charge", "expiresDate"), "2026-12-31T23:59:59Z") // moved
+		for _, tc := range []struct{ body, want string }{
+			{`{"expiresDate":"soon"}`, "expiresDate must be an ISO 8601 date"},
+			{`{"expiresDate":"2026-11-22T12:05:00Z"}`, "expiresDate must be at least 15 minutes from now"},
+			{`{}`, "expiresDate is required"},
+		} {
+			r = s.do(t, "PATCH", "/api/v1/charge/to-extend", s.appID, tc.body)
+			mustStatus(t, is, r, http.StatusBadRequest)
+			is.True(strings.HasPrefix(r.errMsg(), tc.want))
+		}
+		mustStatus(t, is, s.do(t, "PATCH", "/api/v1/charge/nope", s.appID, `{"expiresDate":"2026-12-31"}`), http.StatusBadRequest) // unknown
+	})
 	t.Run("Delete", func(t *testing.T) {
 		is := is.New(t)
 		s.createCharge(t, s.appID, `{"correlationID":"to-delete","value":500}`)

@@ -31,6 +31,7 @@ func FuzzCustomerCreate(f *testing.F)        { fuzzRoute(f, "POST /customer") }
 func FuzzCustomerUpdate(f *testing.F)        { fuzzRoute(f, "PATCH /customer/{id}") }
 func FuzzChargeCreate(f *testing.F)          { fuzzRoute(f, "POST /charge") }
 func FuzzChargeRefundCreate(f *testing.F)    { fuzzRoute(f, "POST /charge/{id}/refund") }
+func FuzzChargeExpiryUpdate(f *testing.F)    { fuzzRoute(f, "PATCH /charge/{id}") }
 func FuzzPixQRCodeCreate(f *testing.F)       { fuzzRoute(f, "POST /qrcode-static") }
 func FuzzEMVDecode(f *testing.F)             { fuzzRoute(f, "POST /decode/emv") }
 func FuzzRefundCreate(f *testing.F)          { fuzzRoute(f, "POST /refund") }
@@ -57,7 +58,7 @@ func FuzzSandboxClockAdvance(f *testing.F)   { fuzzRoute(f, "POST /openpix/testi
 // fuzzTargets are the routes with a fuzz target above. The spec's webhook path is the
 // same handler as POST /webhook.
 var fuzzTargets = []string{
-	"POST /customer", "PATCH /customer/{id}", "POST /charge", "POST /charge/{id}/refund", "POST /qrcode-static",
+	"POST /customer", "PATCH /customer/{id}", "POST /charge", "POST /charge/{id}/refund", "PATCH /charge/{id}", "POST /qrcode-static",
 	"POST /decode/emv", "POST /refund", "POST /account", "POST /account/{accountId}",
 	"POST /account/{accountId}/withdraw", "POST /subaccount", "POST /subaccount/transfer",
 	"POST /subaccount/{id}/withdraw", "POST /subaccount/{id}/debit", "POST /subaccount/{id}/credit",
@@ -105,8 +106,9 @@ func (okSender) SendWebhook(context.Context, payments.WebhookRequest) (payments.
 const fuzzSubaccountKey = "sub@example.com"
 
 // newFuzzServer builds the fuzz server. Each route's path names a record that exists: a
-// subaccount route's {id} is the funded subaccount, a charge's or customer's is "x", an
-// account's the default account; any other wildcard is "x".
+// subaccount route's {id} is the funded subaccount, a charge's or customer's is "x" (paid;
+// the expiry change's is "open", unpaid), an account's the default account; any other
+// wildcard is "x".
 func newFuzzServer(tb testing.TB) fuzzServer {
 	tb.Helper()
 	ctx := context.Background()
@@ -124,6 +126,8 @@ func newFuzzServer(tb testing.TB) fuzzServer {
 	c, err := svc.CreateCharge(ctx, payments.CreateChargeParams{CorrelationID: "x", Value: 100000})
 	must(err)
 	_, err = svc.ReceivePix(ctx, payments.ReceivePixParams{EndToEndID: "E99999999202611221200junk0000001", Value: 100000, TxID: c.Identifier[:25]})
+	must(err)
+	_, err = svc.CreateCharge(ctx, payments.CreateChargeParams{CorrelationID: "open", Value: 100}) // unpaid: its expiry can move
 	must(err)
 	_, err = svc.CreateCustomer(ctx, payments.CreateCustomerParams{Name: "x", Email: "x@example.com", CorrelationID: "x"})
 	must(err)
@@ -157,6 +161,7 @@ func newFuzzServer(tb testing.TB) fuzzServer {
 	for _, p := range rootPatterns {
 		s.paths[p] = wildcard.ReplaceAllString(strings.SplitN(p, " ", 2)[1], "x")
 	}
+	s.paths["PATCH /charge/{id}"] = "/api/v1/charge/open" // "x" is paid
 	return s
 }
 

@@ -289,7 +289,6 @@ func TestNotOffered(t *testing.T) {
 		{"GET", "/api/v1/subscriptions/sub-1/installments", "subscription installments are not offered in this version"},
 		{"GET", "/api/v1/installments/i-1", "subscription installments are not offered in this version"},
 		{"GET", "/api/v1/webhook/ips", "webhook source IPs are not offered in this version"},
-		{"PATCH", "/api/v1/charge/c-1", "changing a charge's expiry is not offered in this version"},
 		{"GET", "/api/v1/subaccount/k@example.com/statement", "subaccount statements are not offered in this version"},
 		{"DELETE", "/api/openpix/v1/subaccount/k@example.com", "deleting subaccounts is not offered in this version"},
 	} {

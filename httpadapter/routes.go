@@ -44,7 +44,7 @@ func addRoutes(mux *http.ServeMux, svc *payments.Service, opts Options) (apiPatt
 	api("DELETE /charge/{id}", auth(handleChargeDelete(log)))
 	api("POST /charge/{id}/refund", auth(handleChargeRefundCreate(log)))
 	api("GET /charge/{id}/refund", auth(handleChargeRefundList(log)))
-	api("PATCH /charge/{id}", notOffered("changing a charge's expiry is"))
+	api("PATCH /charge/{id}", auth(handleChargeExpiryUpdate(log)))
 
 	// Static QR codes. {id} is an id, correlationID, identifier or paymentLinkID.
 	api("POST /qrcode-static", auth(handlePixQRCodeCreate(log)))

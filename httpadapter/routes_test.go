@@ -101,6 +101,7 @@ var validBodies = map[string]string{
 		"interests":{"value":10},"fines":{"value":10},"discountSettings":{"modality":"VALUE_PER_RUNNING_DAY_ADVANCE","value":1},
 		"additionalInfo":[{"key":"k","value":"v"}],"splits":[{"value":10,"pixKey":"a@example.com"}]}`,
 	"POST /charge/{id}/refund":     `{"correlationID":"junk-refund","value":10,"comment":"c"}`,
+	"PATCH /charge/{id}":           `{"expiresDate":"2027-01-01T00:00:00Z"}`,
 	"POST /qrcode-static":          `{"name":"q","correlationID":"junk-qr","value":10,"comment":"c"}`,
 	"POST /refund":                 `{"value":10,"transactionEndToEndId":"E99999999202611221200junk0000001","correlationID":"junk-r","comment":"c"}`,
 	"POST /subaccount":             `{"pixKey":"junk@example.com","name":"n"}`,
