@@ -26,6 +26,20 @@ var vendorRE = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
 
 const maxVendor = 32
 
+// CheckVendor says whether vendor may be Options.Vendor (EINVALID on "vendor" if not): 1 to
+// 32 lower-case letters and digits, words joined by hyphens, since it becomes a path
+// segment (/<vendor>/testing, /api/<vendor>/v1) and an event prefix; and not "api", which
+// would make /api/<vendor>/v1 and /<vendor>/api/v1, both served by httpadapter, the same.
+func CheckVendor(vendor string) error {
+	if len(vendor) > maxVendor || !vendorRE.MatchString(vendor) {
+		return invalid("vendor", "vendor %q must be 1 to %d lower-case letters and digits, words joined by hyphens, e.g. %s", vendor, maxVendor, DefaultVendor)
+	}
+	if vendor == "api" {
+		return invalid("vendor", `vendor "api" would make the paths /api/<vendor>/v1 and /<vendor>/api/v1 the same`)
+	}
+	return nil
+}
+
 // DefaultCompanyID is the id of the company a Service opened by Open or New acts for.
 const DefaultCompanyID = "default"
 
@@ -144,11 +158,8 @@ func New(st store.Store, opts Options) (*Service, error) {
 	if c.vendor == "" {
 		c.vendor = DefaultVendor
 	}
-	if len(c.vendor) > maxVendor || !vendorRE.MatchString(c.vendor) {
-		return nil, invalid("vendor", "vendor %q must be 1 to %d lower-case letters and digits, words joined by hyphens, e.g. %s: it is a path segment and an event prefix", c.vendor, maxVendor, DefaultVendor)
-	}
-	if c.vendor == "api" { // /api/<vendor>/v1 would be /<vendor>/api/v1: httpadapter serves both
-		return nil, invalid("vendor", `vendor "api" would make the paths /api/<vendor>/v1 and /<vendor>/api/v1 the same`)
+	if err := CheckVendor(c.vendor); err != nil {
+		return nil, err
 	}
 	if c.rail == nil {
 		c.rail = NewSandboxRail(c.clock, 0)

@@ -68,7 +68,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"regexp"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -199,13 +198,6 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	return c, c.check()
 }
 
-// vendorRE is a vendor name: lower-case letters and digits, words joined by hyphens. It
-// becomes a path segment (/<vendor>/testing, /api/<vendor>/v1) and an event prefix.
-var vendorRE = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
-
-// maxVendor is the longest vendor name accepted.
-const maxVendor = 32
-
 // maxMerchantText is the longest -merchant-name or -merchant-city, as the Service limits
 // a company's.
 const maxMerchantText = 200
@@ -232,11 +224,8 @@ func (c config) check() error {
 			return badFlag("-base-url %q %v", c.baseURL, err)
 		}
 	}
-	if len(c.vendor) > maxVendor || !vendorRE.MatchString(c.vendor) {
-		return badFlag("-vendor %q must be 1 to %d lower-case letters and digits, words joined by hyphens, e.g. %s", c.vendor, maxVendor, payments.DefaultVendor)
-	}
-	if c.vendor == "api" {
-		return badFlag(`-vendor "api" would make the legacy prefix /api/api/v1 the same as /api/api/v1 of the vendor's own paths`)
+	if err := payments.CheckVendor(c.vendor); err != nil {
+		return badFlag("-%s", payments.ErrorMessage(err)) // "-vendor ... must be ..."
 	}
 	if c.pixKey != "" {
 		if _, _, err := brcode.DetectKey(c.pixKey); err != nil {
@@ -250,9 +239,6 @@ func (c config) check() error {
 		if !utf8.ValidString(f.value) || strings.IndexFunc(f.value, unicode.IsControl) >= 0 {
 			return badFlag("%s must be text without control characters", f.name)
 		}
-	}
-	if c.webhookTimeout <= 0 {
-		return badFlag("-webhook-timeout must be positive, got %v", c.webhookTimeout)
 	}
 	if c.webhookTimeout < time.Millisecond {
 		return badFlag("-webhook-timeout must be at least 1ms, got %v", c.webhookTimeout)
