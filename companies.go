@@ -97,21 +97,26 @@ func (p CompanyParams) build(id string, now time.Time, ids *idSource) (Company, 
 	if c.MerchantCity == "" {
 		c.MerchantCity = defaultCity
 	}
-	// Every charge's BR Code carries them, folded to ASCII (brcode.Fold): one that folds to
-	// nothing would make every charge of the company fail.
-	for _, f := range []struct{ field, given, value string }{
-		{"merchantName", p.MerchantName, c.MerchantName}, {"merchantCity", p.MerchantCity, c.MerchantCity},
-	} {
-		if brcode.Fold(f.value) != "" {
-			continue
-		}
-		field := f.field
-		if f.given == "" && field == "merchantName" {
-			field = "name" // the merchant name is the company's name (a city defaults to defaultCity)
-		}
-		return Company{}, invalid(field, "%s %q has no character a BR Code can carry (letters, digits or signs of printable ASCII once accents are dropped)", field, f.value)
+	nameField := "merchantName"
+	if p.MerchantName == "" {
+		nameField = "name" // the merchant name is the company's name (a city defaults to defaultCity)
+	}
+	if err := checkBRCodeText(nameField, c.MerchantName); err != nil {
+		return Company{}, err
+	}
+	if err := checkBRCodeText("merchantCity", c.MerchantCity); err != nil {
+		return Company{}, err
 	}
 	return c, nil
+}
+
+// checkBRCodeText refuses a merchant name or city that folds to nothing (brcode.Fold):
+// every charge's BR Code carries them, so each would fail.
+func checkBRCodeText(field, value string) error {
+	if brcode.Fold(value) == "" {
+		return invalid(field, "%s %q has no character a BR Code can carry (letters, digits or signs of printable ASCII once accents are dropped)", field, value)
+	}
+	return nil
 }
 
 // ensureDefaultCompany creates the default company on first open.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"time"
 
-	"github.com/pixfoundry/payments/brcode"
 	"github.com/pixfoundry/payments/store"
 )
 
@@ -80,8 +79,8 @@ func (p PreRegistrationParams) check() (PreRegistrationDetails, PreRegistrationU
 	if d.Name == "" {
 		return d, u, invalid("preRegistration.name", "preRegistration.name is required")
 	}
-	if brcode.Fold(d.Name) == "" { // the company's merchant name: see CompanyParams.build
-		return d, u, invalid("preRegistration.name", "preRegistration.name %q has no character a BR Code can carry (letters, digits or signs of printable ASCII once accents are dropped)", d.Name)
+	if err := checkBRCodeText("preRegistration.name", d.Name); err != nil { // the company's merchant name
+		return d, u, err
 	}
 	if p.TaxID == "" {
 		return d, u, invalid("preRegistration.taxID", "preRegistration.taxID is required")

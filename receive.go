@@ -277,10 +277,15 @@ func (p Payer) customer() (*Customer, error) {
 	return c, nil
 }
 
-// receiveTarget finds the charge or static QR code a txid points to; neither (a deleted
-// charge, an unknown reference) is not an error: the Pix is credited to the company.
+// txidLookupKeys are the keys a charge (or the note a deleted one leaves) is found by
+// from a Pix's txid.
+func txidLookupKeys(txid string) []string { return append(txidKeys(txid), "transactionID:"+txid) }
+
+// receiveTarget finds the charge or static QR code a txid points to; neither (an unknown
+// reference, or a deleted charge: see deletedCharge) is not an error: the Pix is credited
+// to the company.
 func (t *txn) receiveTarget(txid string) (*Charge, *PixQRCodeRef, error) {
-	for _, key := range append(txidKeys(txid), "transactionID:"+txid) {
+	for _, key := range txidLookupKeys(txid) {
 		c, err := t.chargeByKey(key)
 		if ok, err := found(err); err != nil {
 			return nil, nil, err
@@ -300,7 +305,7 @@ func (t *txn) receiveTarget(txid string) (*Charge, *PixQRCodeRef, error) {
 // note of it), or nil: a Pix paying it is recorded with Unmatched "charge deleted", so
 // the company finds it by the reason and can send it back.
 func (t *txn) deletedCharge(txid string) (*ChargeRef, error) {
-	for _, key := range append(txidKeys(txid), "transactionID:"+txid) {
+	for _, key := range txidLookupKeys(txid) {
 		var ref ChargeRef
 		_, err := t.getByKey(collDeletedCharges, key, "deleted charge", &ref)
 		if ok, err := found(err); err != nil {
