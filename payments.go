@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/pixfoundry/payments/internal/qrpng"
@@ -361,7 +362,8 @@ const (
 
 func byCreation(t time.Time) store.Index { return store.Index{Name: indexAll, Sort: sortTime(t)} }
 
-// cleanString trims s and rejects control characters and overlong values.
+// cleanString trims s and rejects control characters, text-direction controls and
+// overlong values.
 func cleanString(field, s string, max int) (string, error) {
 	s = strings.TrimSpace(s)
 	if !utf8.ValidString(s) {
@@ -371,11 +373,22 @@ func cleanString(field, s string, max int) (string, error) {
 		return "", invalid(field, "%s must have at most %d characters", field, max)
 	}
 	for _, r := range s {
-		if r < 0x20 || r == 0x7f {
+		switch {
+		case unicode.IsControl(r): // C0, DEL and C1
 			return "", invalid(field, "%s must not contain control characters", field)
+		case isBidiControl(r):
+			return "", invalid(field, "%s must not contain text-direction control characters (U+%04X)", field, r)
 		}
 	}
 	return s, nil
+}
+
+// isBidiControl reports whether r is one of the explicit bidirectional formatting
+// characters (embeddings, overrides, isolates and their terminators). Text with them
+// displays in an order other than the one it is stored in: a comment on the payment page
+// could show an amount other than the one it spells ("Trojan Source", CVE-2021-42574).
+func isBidiControl(r rune) bool {
+	return r >= 0x202A && r <= 0x202E || r >= 0x2066 && r <= 0x2069
 }
 
 // MaxCorrelationID is the longest correlationID accepted.
