@@ -162,9 +162,11 @@ func TestCharge_FoundByPaymentLink(t *testing.T) {
 	is.NoErr(err)
 	is.True(!slices.Contains(record(collCharges, svc.company, old.ID).Keys, "paymentLinkID:"+old.PaymentLinkID)) // saved without it
 	is.True(found(svc, old))
-	img, err := svc.QRCodeImageByLink(ctx, old.PaymentLinkID, 0)
+	l, err := svc.PaymentLink(ctx, old.PaymentLinkID)
 	is.NoErr(err)
-	is.True(len(img) > 0)
+	is.Equal(l.Status, PaymentLinkPaid) // the page finds it, paid
+	_, err = svc.QRCodeImageByLink(ctx, old.PaymentLinkID, 0)
+	is.Equal(ErrorCode(err), EPRECONDITION) // found, and no longer drawn for payers
 }
 
 // TestAmountsAt_NoOverflow: the largest value with the largest fine and interest, 2999

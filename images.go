@@ -28,7 +28,7 @@ func (s *Service) QRCodeImage(ctx context.Context, id string, size int) ([]byte,
 	if err != nil {
 		return nil, err
 	}
-	return s.render(code, size)
+	return s.render(ctx, code, size)
 }
 
 // qrSize checks an image size; 0 means DefaultQRSize.
@@ -42,11 +42,16 @@ func qrSize(size int) (int, error) {
 	return size, nil
 }
 
-// render returns the PNG of a BR Code from the shared cache, rendering it on a miss.
-func (s *Service) render(code string, size int) ([]byte, error) {
-	png, err := s.core.qr.PNG(code, size)
-	if errors.Is(err, qrpng.ErrSize) {
+// render returns the PNG of a BR Code from the shared cache, rendering it on a miss. Renders
+// are bounded (qrpng.Renderer): a miss while too many wait for their turn is EUNAVAILABLE,
+// to be tried again, and one whose ctx ends while it waits is ECANCELED.
+func (s *Service) render(ctx context.Context, code string, size int) ([]byte, error) {
+	png, err := s.core.qr.PNGContext(ctx, code, size)
+	switch {
+	case errors.Is(err, qrpng.ErrSize):
 		return nil, invalid("size", "size must be between %d and %d", MinQRSize, MaxQRSize)
+	case errors.Is(err, qrpng.ErrBusy):
+		return nil, unavailable("", err, "too many QR images are being drawn at once; try again")
 	}
 	return png, internal(err)
 }

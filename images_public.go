@@ -3,6 +3,7 @@ package payments
 import (
 	"context"
 	"errors"
+	"strings"
 
 	"github.com/pixfoundry/payments/store"
 )
@@ -62,7 +63,10 @@ func (t *txn) removePaymentLink(id string) error {
 // code with the paymentLinkID, whichever company it belongs to: it backs the public image
 // URL that qrCodeImage links to (see collPaymentLinks for why that is public). The company
 // s acts for does not matter. Size 0 means DefaultQRSize; sizes outside MinQRSize..MaxQRSize
-// are invalid. An unknown or deleted paymentLinkID is not found. The returned bytes are
+// are invalid. An unknown or deleted paymentLinkID is not found. A charge that is paid or
+// expired is EPRECONDITION: its code is no longer shown to payers, since a Pix paying it
+// would only reach the company as an unmatched payment to refund by hand (QRCodeImage,
+// which needs the company's App ID, still draws it). The returned bytes are
 // shared with the image cache and must not be modified.
 func (s *Service) QRCodeImageByLink(ctx context.Context, paymentLinkID string, size int) ([]byte, error) {
 	size, err := qrSize(size)
@@ -78,7 +82,7 @@ func (s *Service) QRCodeImageByLink(ctx context.Context, paymentLinkID string, s
 	if err != nil {
 		return nil, err
 	}
-	return s.render(code, size)
+	return s.render(ctx, code, size)
 }
 
 // brCodeByLink finds, through the system-space index, the BR Code of the charge or QR code
@@ -97,7 +101,10 @@ func (t *txn) brCodeByLink(id string) (string, error) {
 	switch l.Kind {
 	case linkCharge:
 		var c Charge
-		c, err = owner.chargeByLink(id)
+		c, err = owner.chargeByLink(id) // presented: EXPIRED once its time is up
+		if err == nil && c.Status != ChargeActive {
+			return "", precondition("paymentLinkID", "the charge is %s: its QR code is no longer shown", strings.ToLower(string(c.Status)))
+		}
 		code = c.BRCode
 	case linkQRCode:
 		var q PixQRCode

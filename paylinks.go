@@ -87,7 +87,7 @@ type PaymentLink struct {
 	Kind         PaymentLinkKind   // a charge or a static QR code
 	MerchantName string            // the company's merchant name, as in the BR Code
 	Comment      string            // the charge's or code's comment
-	BRCode       string            // the copy-and-paste code
+	BRCode       string            // the copy-and-paste code; empty unless Status is WAITING
 	Status       PaymentLinkStatus // where it stands now
 	// Value is the amount asked, in centavos: a charge's value, a static QR code's fixed
 	// value, or 0 when the code lets the payer choose.
@@ -162,11 +162,11 @@ func (t *txn) paymentLinkView(id string) (PaymentLink, error) {
 		}
 		v.Kind, v.Comment, v.BRCode, v.Value = PaymentLinkCharge, c.Comment, c.BRCode, c.Value
 		v.Overdue, v.DueDate, v.ExpiresAt, v.PaidAt = c.Type == ChargeOverdue, c.DueDate, c.ExpiresDate, c.PaidAt
-		switch c.Status {
+		switch c.Status { // a code that can no longer pay the charge is not shown
 		case ChargeCompleted:
-			v.Status, v.AmountDue = PaymentLinkPaid, c.PaidValue
+			v.Status, v.AmountDue, v.BRCode = PaymentLinkPaid, c.PaidValue, ""
 		case ChargeExpired:
-			v.Status, v.AmountDue = PaymentLinkExpired, c.Value // nothing is due any more
+			v.Status, v.AmountDue, v.BRCode = PaymentLinkExpired, c.Value, "" // nothing is due any more
 		default:
 			v.Status, v.AmountDue = PaymentLinkWaiting, c.AmountDue
 		}

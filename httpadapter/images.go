@@ -10,9 +10,11 @@ import (
 	"github.com/pixfoundry/payments"
 )
 
-// qrImageCacheControl lets browsers and proxies keep a QR image: the BR Code of a
-// paymentLinkID never changes.
-const qrImageCacheControl = "public, max-age=86400"
+// qrImageCacheControl lets browsers and proxies keep a QR image for five minutes: the BR
+// Code of a paymentLinkID never changes, but the image stops being served once its charge
+// is paid, expires or is deleted (or its static QR code deleted), and a day-long cache
+// would go on showing a code that no longer pays anything.
+const qrImageCacheControl = "public, max-age=300"
 
 // qrSize reads the size query parameter of the image routes: absent means
 // payments.DefaultQRSize; otherwise a whole number of pixels from payments.MinQRSize to
@@ -30,7 +32,8 @@ func qrSize(r *http.Request) (int, error) {
 }
 
 // handleQRImagePublic: GET /<vendor>/charge/brcode/image/{file}?size, file =
-// "<paymentLinkID>.png" → 200 image/png; 400 {error} for a bad size or an unknown link.
+// "<paymentLinkID>.png" → 200 image/png; 400 {error} for a bad size, an unknown link or
+// a charge paid or expired; 503 {error} when too many images are being drawn at once.
 //
 // It is public, like the real API's: the qrCodeImage URLs a charge and a static QR code
 // carry point here, and browsers load them without credentials. The image holds only the

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/matryer/is"
 
@@ -45,7 +46,7 @@ func TestQRImagePublic(t *testing.T) {
 				w := s.raw(t, "GET", tc.url, "") // no App ID: browsers load it from <img>
 				is.Equal(w.Code, http.StatusOK)
 				is.Equal(w.Header().Get("Content-Type"), "image/png")
-				is.Equal(w.Header().Get("Cache-Control"), "public, max-age=86400")
+				is.Equal(w.Header().Get("Cache-Control"), "public, max-age=300")
 				text, width := decodeQR(t, w.Body.Bytes())
 				is.Equal(text, tc.brCode) // the record's exact BR Code
 				is.Equal(width, tc.width)
@@ -73,6 +74,22 @@ func TestQRImagePublic(t *testing.T) {
 				is.Equal(r.errMsg(), tc.want)
 			})
 		}
+	})
+	t.Run("NoLongerPayable", func(t *testing.T) {
+		is := is.New(t)
+		paid := s.createCharge(t, s.appID, `{"correlationID":"img-paid","value":1990}`)
+		_, err := s.svc.ReceivePix(ctx, payments.ReceivePixParams{EndToEndID: "E9999999920261122120000000000777", Value: 1990, TxID: str(paid, "identifier")[:25]})
+		is.NoErr(err)
+		r := s.do(t, "GET", str(paid, "qrCodeImage"), "", "")
+		mustStatus(t, is, r, http.StatusBadRequest) // a paid charge's code is not shown
+		is.Equal(r.errMsg(), "the charge is completed: its QR code is no longer shown")
+		short := s.createCharge(t, s.appID, `{"correlationID":"img-short","value":1990,"expiresIn":900}`)
+		s.clock.Advance(15 * time.Minute)
+		r = s.do(t, "GET", str(short, "qrCodeImage"), "", "")
+		mustStatus(t, is, r, http.StatusBadRequest) // nor an expired one's, before any pass records it
+		is.Equal(r.errMsg(), "the charge is expired: its QR code is no longer shown")
+		r = s.do(t, "GET", "/api/image/qrcode/base64/img-paid?size=600", s.appID, "")
+		mustStatus(t, is, r, http.StatusOK) // the company itself still gets it
 	})
 	t.Run("Deleted", func(t *testing.T) {
 		is := is.New(t)

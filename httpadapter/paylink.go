@@ -131,8 +131,10 @@ func handlePayLinkPage(svc *payments.Service, opts Options) http.Handler {
 			StatusText:    t.status(l.Status),
 			DoneNote:      t.doneNote(l.Status),
 			StatusClass:   strings.ToLower(string(l.Status)),
-			ImageURL:      qrImagePrefix(vendor) + url.PathEscape(l.ID) + ".png?size=" + strconv.Itoa(payLinkImageSize),
 			StatusURL:     payPath(l.ID) + "/status",
+		}
+		if l.Status == payments.PaymentLinkWaiting { // a paid or expired charge's code is not shown
+			d.ImageURL = qrImagePrefix(vendor) + url.PathEscape(l.ID) + ".png?size=" + strconv.Itoa(payLinkImageSize)
 		}
 		if l.Kind == payments.PaymentLinkQRCode && l.Value == 0 {
 			d.ValueText = t.AnyAmount

@@ -123,6 +123,8 @@ func TestPayLinkPage(t *testing.T) {
 		is.True(strings.Contains(body, `class="status status-paid"`))
 		is.True(strings.Contains(body, "Pagamento recebido. Obrigado!"))
 		is.True(!strings.Contains(body, "data-simulate-url=\"/pay")) // nothing left to simulate
+		is.True(!strings.Contains(body, str(c, "brCode")))            // nor a code that pays nothing
+		is.True(!strings.Contains(body, `<img id="qr"`))
 	})
 
 	t.Run("Deleted", func(t *testing.T) {
@@ -145,6 +147,8 @@ func TestPayLinkPage_Expired(t *testing.T) {
 	body := s.page(t, "/pay/"+link).Body.String()
 	is.True(strings.Contains(body, `class="status status-expired"`))
 	is.True(strings.Contains(body, ">Expirado<"))
+	is.True(!strings.Contains(body, str(c, "brCode"))) // its code pays nothing any more: not shown
+	is.True(!strings.Contains(body, `<img id="qr"`))
 	r := s.do(t, "GET", "/pay/"+link+"/status", "", "")
 	is.Equal(str(r.body, "status"), "EXPIRED")
 	is.Equal(num(r.body, "expiresIn"), 0)

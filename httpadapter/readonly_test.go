@@ -67,7 +67,7 @@ func TestGET_WritesNothing(t *testing.T) {
 		"/api/v1/charge", "/api/v1/charge?status=EXPIRED", "/api/v1/charge?status=ACTIVE",
 		"/api/v1/charge/paid", "/api/v1/charge/short", "/api/v1/charge/paid/refund", "/api/openpix/v1/charge",
 		"/api/v1/qrcode-static", "/api/v1/qrcode-static/" + q.ID,
-		"/openpix/charge/brcode/image/" + paid.PaymentLinkID + ".png", "/api/image/qrcode/base64/" + paid.PaymentLinkID,
+		"/openpix/charge/brcode/image/" + q.PaymentLinkID + ".png", "/api/image/qrcode/base64/" + paid.PaymentLinkID,
 		"/api/v1/transaction", "/api/v1/transaction/" + x.EndToEndID,
 		"/api/v1/refund", "/api/v1/refund/r1",
 		"/api/v1/account", "/api/v1/account/", "/api/v1/account/" + acct.AccountID,
