@@ -123,7 +123,7 @@ func TestPayLinkPage(t *testing.T) {
 		is.True(strings.Contains(body, `class="status status-paid"`))
 		is.True(strings.Contains(body, "Pagamento recebido. Obrigado!"))
 		is.True(!strings.Contains(body, "data-simulate-url=\"/pay")) // nothing left to simulate
-		is.True(!strings.Contains(body, str(c, "brCode")))            // nor a code that pays nothing
+		is.True(!strings.Contains(body, str(c, "brCode")))           // nor a code that pays nothing
 		is.True(!strings.Contains(body, `<img id="qr"`))
 	})
 
