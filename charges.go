@@ -544,20 +544,28 @@ func (c Charge) indexes() []store.Index {
 		{Name: "status:" + string(c.Status), Sort: created},
 	}
 	if c.Customer != nil {
-		ix = append(ix,
-			store.Index{Name: "customer:" + c.Customer.CorrelationID, Sort: created},
-			store.Index{Name: "customer:" + c.Customer.CorrelationID + "|status:" + string(c.Status), Sort: created})
+		name := customerIndex(c.Customer.CorrelationID)
+		ix = append(ix, store.Index{Name: name, Sort: created}, store.Index{Name: withStatus(name, c.Status), Sort: created})
 	}
 	if c.Subscription != "" {
-		ix = append(ix,
-			store.Index{Name: "subscription:" + c.Subscription, Sort: created},
-			store.Index{Name: "subscription:" + c.Subscription + "|status:" + string(c.Status), Sort: created})
+		name := subscriptionIndex(c.Subscription)
+		ix = append(ix, store.Index{Name: name, Sort: created}, store.Index{Name: withStatus(name, c.Status), Sort: created})
 	}
 	if c.Status == ChargeActive {
 		ix = append(ix, store.Index{Name: indexExpiry, Sort: sortTime(c.ExpiresDate)})
 	}
 	return ix
 }
+
+// customerIndex and subscriptionIndex list the charges of one customer or subscription
+// (by its correlationID), and withStatus those of them with one status. The status is
+// joined by a control character, which no correlationID may contain: joined by "|", the
+// charges of a customer whose correlationID was "a|status:ACTIVE" were listed, whatever
+// their status, as customer "a"'s ACTIVE ones (migrationChargeIndex1 renames the entries
+// made that way).
+func customerIndex(correlationID string) string      { return "customer:" + correlationID }
+func subscriptionIndex(correlationID string) string  { return "subscription:" + correlationID }
+func withStatus(index string, s ChargeStatus) string { return index + "\x1fstatus:" + string(s) }
 
 // present fills what a charge shows but does not store: its status and amounts now, links
 // and the payment-method view.
@@ -655,6 +663,20 @@ func (s *Service) migrateLinks(ctx context.Context) error {
 	return s.migrateOnce(ctx, migrationLinks1, func(co *Service) error { return co.linkCharges(ctx) })
 }
 
+// migrateChargeIndexes renames, once per database (see migrateOnce), the index entries that
+// list a customer's or subscription's charges by status, from the "|status:" form to
+// withStatus's.
+func (s *Service) migrateChargeIndexes(ctx context.Context) error {
+	return s.migrateOnce(ctx, migrationChargeIndex1, func(co *Service) error {
+		return co.eachChargeBatch(ctx, indexAll, func(t *txn, id string, c *Charge) error {
+			if c.Customer == nil && c.Subscription == "" {
+				return nil
+			}
+			return t.put(collCharges, id, "charge", *c, c.keys(), c.indexes()) // as stored, renamed
+		})
+	})
+}
+
 // linkCharges sets the charge id in the paymentlinks records of the company's charges
 // that lack it, a batch per transaction. It pages by skip through the charges by creation:
 // charges made meanwhile come after the page, and have their id already.
@@ -728,15 +750,15 @@ func (s *Service) ListCharges(ctx context.Context, f ChargeFilter) ([]Charge, Pa
 	index := indexAll
 	switch {
 	case f.Customer != "":
-		index = "customer:" + f.Customer
+		index = customerIndex(f.Customer)
 	case f.Subscription != "":
-		index = "subscription:" + f.Subscription
+		index = subscriptionIndex(f.Subscription)
 	}
 	if f.Status != "" {
 		if index == indexAll {
 			index = "status:" + string(f.Status)
 		} else {
-			index += "|status:" + string(f.Status)
+			index = withStatus(index, f.Status)
 		}
 	}
 	if f.Customer != "" && f.Subscription != "" {

@@ -180,3 +180,69 @@ func TestAmountsAt_NoOverflow(t *testing.T) {
 	_, due := c.amountsAt(t0.Add(3000 * 24 * time.Hour))
 	is.Equal(due, int64(MaxChargeValue*(1+1+2999))) // value, fine, 2999 days of interest
 }
+
+// TestMigrateChargeIndexes: charges stored with the status joined to the customer and
+// subscription index names by "|" get withStatus's names on open, once, and are listed by
+// customer and status as before; charges without either are left as they are.
+func TestMigrateChargeIndexes(t *testing.T) {
+	is := is.New(t)
+	ctx := context.Background()
+	st := memory.New()
+	svc, err := New(st, Options{})
+	is.NoErr(err)
+	ana := &CreateCustomerParams{Name: "Ana", Email: "ana@example.com", CorrelationID: "ana"}
+	c, err := svc.CreateCharge(ctx, CreateChargeParams{CorrelationID: "c1", Value: 100, Customer: ana})
+	is.NoErr(err)
+	plain, err := svc.CreateCharge(ctx, CreateChargeParams{CorrelationID: "c2", Value: 100})
+	is.NoErr(err)
+	record := func(id string) (r store.Record) {
+		is.NoErr(st.View(ctx, func(tx store.Tx) error {
+			var err error
+			r, err = tx.Get(collCharges, svc.company, id)
+			return err
+		}))
+		return r
+	}
+	names := func(r store.Record) []string {
+		var out []string
+		for _, ix := range r.Indexes {
+			out = append(out, ix.Name)
+		}
+		return out
+	}
+	plainBefore := record(plain.ID)
+	is.NoErr(st.Update(ctx, func(tx store.Tx) error { // as an older version stored it
+		r, err := tx.Get(collCharges, svc.company, c.ID)
+		if err != nil {
+			return err
+		}
+		for i, ix := range r.Indexes {
+			r.Indexes[i].Name = strings.Replace(ix.Name, "\x1fstatus:", "|status:", 1)
+		}
+		if err := tx.Put(collCharges, svc.company, r); err != nil {
+			return err
+		}
+		return tx.Delete(collMigrations, systemSpace, migrationChargeIndex1)
+	}))
+	old := record(c.ID)
+	is.True(slices.Contains(names(old), "customer:ana|status:ACTIVE"))
+	list := func() int {
+		cs, _, err := svc.ListCharges(ctx, ChargeFilter{Customer: "ana", Status: ChargeActive})
+		is.NoErr(err)
+		return len(cs)
+	}
+	is.Equal(list(), 0) // under the old name: not found
+
+	svc, err = New(st, Options{}) // migrates
+	is.NoErr(err)
+	after := record(c.ID)
+	is.True(slices.Contains(names(after), "customer:ana\x1fstatus:ACTIVE"))
+	is.True(!slices.Contains(names(after), "customer:ana|status:ACTIVE"))
+	is.Equal(list(), 1)
+	is.Equal(string(after.Data), string(old.Data)) // the record's data as it was
+	is.Equal(record(plain.ID), plainBefore)                 // a charge without a customer untouched
+	is.NoErr(st.View(ctx, func(tx store.Tx) error {
+		_, err := tx.Get(collMigrations, systemSpace, migrationChargeIndex1)
+		return err
+	})) // marked done
+}

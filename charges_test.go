@@ -319,6 +319,29 @@ func TestService_ChargeOverdueLarge(t *testing.T) {
 	})
 }
 
+// TestService_ListCharges_CorrelationIDLikeAFilter: a customer whose correlationID reads
+// like another's status filter ("a|status:ACTIVE") does not have its charges listed as
+// customer "a"'s ACTIVE ones (they were, on every store, when the status was joined by "|").
+func TestService_ListCharges_CorrelationIDLikeAFilter(t *testing.T) {
+	eachStore(t, func(t *testing.T, e env) {
+		is := is.New(t)
+		odd := &payments.CreateCustomerParams{Name: "Odd", Email: "odd@example.com", CorrelationID: "a|status:ACTIVE"}
+		createCharge(t, e, payments.CreateChargeParams{CorrelationID: "c1", Value: 100, Customer: odd})
+		_, err := e.svc.CreateCustomer(ctx, payments.CreateCustomerParams{Name: "A", Email: "a@example.com", CorrelationID: "a"})
+		is.NoErr(err)
+		cs, page, err := e.svc.ListCharges(ctx, payments.ChargeFilter{Customer: "a", Status: payments.ChargeActive})
+		is.NoErr(err)
+		is.Equal(len(cs), 0) // customer a has none
+		is.Equal(page.TotalCount, 0)
+		cs, _, err = e.svc.ListCharges(ctx, payments.ChargeFilter{Customer: "a|status:ACTIVE", Status: payments.ChargeActive})
+		is.NoErr(err)
+		is.Equal(len(cs), 1) // the odd customer's own
+		cs, _, err = e.svc.ListCharges(ctx, payments.ChargeFilter{Customer: "a|status:ACTIVE", Status: payments.ChargeCompleted})
+		is.NoErr(err)
+		is.Equal(len(cs), 0) // and only with its status
+	})
+}
+
 func TestService_ListCharges(t *testing.T) {
 	eachStore(t, func(t *testing.T, e env) {
 		is := is.New(t)

@@ -16,6 +16,8 @@ const (
 	migrationOrders1 = "orders-1"   // refunds IN_PROCESSING from before the order machine get orders
 	migrationDue1    = "due-1"      // ACTIVE charges from before the due queue get their entries
 	migrationLinks1  = "links-1"    // charges' paymentlinks records get the charge's id (chargeByLink)
+	// charges' customer and subscription status index entries are renamed (withStatus)
+	migrationChargeIndex1 = "charge-index-1"
 )
 
 // migrateOnce runs fn for every company, a page of companies at a time, unless the

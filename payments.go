@@ -182,6 +182,9 @@ func New(st store.Store, opts Options) (*Service, error) {
 	if err := svc.migrateLinks(context.Background()); err != nil {
 		return nil, err
 	}
+	if err := svc.migrateChargeIndexes(context.Background()); err != nil {
+		return nil, err
+	}
 	return svc, nil
 }
 
