@@ -240,7 +240,7 @@ func TestMigrateChargeIndexes(t *testing.T) {
 	is.True(!slices.Contains(names(after), "customer:ana|status:ACTIVE"))
 	is.Equal(list(), 1)
 	is.Equal(string(after.Data), string(old.Data)) // the record's data as it was
-	is.Equal(record(plain.ID), plainBefore)                 // a charge without a customer untouched
+	is.Equal(record(plain.ID), plainBefore)        // a charge without a customer untouched
 	is.NoErr(st.View(ctx, func(tx store.Tx) error {
 		_, err := tx.Get(collMigrations, systemSpace, migrationChargeIndex1)
 		return err

@@ -137,19 +137,28 @@ type Page struct {
 	Total   int // entries matching From/To, ignoring Skip and Limit
 }
 
-// Check validates the parts of a record every driver needs. Drivers call it.
+// Check validates the parts of a record every driver needs. Drivers call it. A key or an
+// index entry (name and sort) listed twice is invalid: drivers would otherwise disagree on
+// it (PostgreSQL failed the whole transaction on the second key, and counted a repeated
+// entry twice in Page.Total where the memory store counted it once).
 func (r Record) Check() error {
 	if r.ID == "" {
 		return fmt.Errorf("%w: empty record id", ErrInvalid)
 	}
-	for _, k := range r.Keys {
+	for i, k := range r.Keys {
 		if k == "" {
 			return fmt.Errorf("%w: empty unique key", ErrInvalid)
 		}
+		if slices.Contains(r.Keys[:i], k) {
+			return fmt.Errorf("%w: unique key %q listed twice", ErrInvalid, k)
+		}
 	}
-	for _, ix := range r.Indexes {
+	for i, ix := range r.Indexes {
 		if ix.Name == "" {
 			return fmt.Errorf("%w: empty index name", ErrInvalid)
+		}
+		if slices.Contains(r.Indexes[:i], ix) {
+			return fmt.Errorf("%w: index entry %q %q listed twice", ErrInvalid, ix.Name, ix.Sort)
 		}
 	}
 	return nil

@@ -159,6 +159,22 @@ func testConflict(t *testing.T, h Harness) {
 	err = s.Update(ctx, func(tx store.Tx) error { return tx.Put(coll, company, rec("b", "corr:1")) })
 	is.True(errors.Is(err, store.ErrConflict)) // Put taking another record's key
 
+	// A record listing a key or an index entry twice is invalid, and leaves the transaction
+	// usable: the next Insert in it commits.
+	twice := rec("d", "corr:4", "corr:4")
+	twiceIx := rec("e")
+	twiceIx.Indexes = append(twiceIx.Indexes, twiceIx.Indexes[0])
+	err = s.Update(ctx, func(tx store.Tx) error {
+		is.True(errors.Is(tx.Insert(coll, company, twice), store.ErrInvalid))   // key twice
+		is.True(errors.Is(tx.Insert(coll, company, twiceIx), store.ErrInvalid)) // index entry twice
+		return tx.Insert(coll, company, rec("f", "corr:4"))
+	})
+	is.NoErr(err) // the transaction went on
+	_, err = get(s, company, "d")
+	is.True(errors.Is(err, store.ErrNotFound)) // nothing of the invalid records
+	_, err = get(s, company, "f")
+	is.NoErr(err)
+
 	insert(t, s, "co2", rec("x", "corr:1")) // the same key in another company is free
 	err = s.View(ctx, func(tx store.Tx) error {
 		r, err := tx.GetByKey(coll, company, "corr:1")
