@@ -53,6 +53,9 @@ type Options struct {
 	// default crypto/rand.Reader. It must not fail, and it is read under a lock. A test that
 	// passes a seeded reader (e.g. math/rand/v2's ChaCha8) and a ManualClock gets
 	// byte-identical output; never do that outside tests, since client secrets come from it.
+	// So that ids are drawn in the same order every run, a Service given IDs prepares the
+	// due pass's charges on one goroutine, and delivers to one webhook at a time unless
+	// WebhookConcurrency says otherwise (more makes attempt ids depend on scheduling).
 	IDs io.Reader
 	// Logger receives operational logs; default discards them.
 	Logger *slog.Logger
@@ -81,7 +84,7 @@ type Options struct {
 	// that records them (and logs each to Logger) without sending. SMTPMailer sends.
 	Mailer Mailer
 	// WebhookConcurrency is how many webhooks a delivery pass serves at once; default
-	// DefaultWebhookConcurrency.
+	// DefaultWebhookConcurrency, or 1 when IDs is set.
 	WebhookConcurrency int
 	// OnWebhookAttempt, if set, is called with each delivery attempt once it is recorded
 	// (metrics: outcomes "delivered", "retry", "gave_up", "disabled"). It runs on the
@@ -120,6 +123,7 @@ type core struct {
 	webhooks    *webhookCore
 	memo        decodeMemo // hot records decoded (memo.go)
 	owns        bool       // Close closes the store
+	seeded      bool       // Options.IDs was given: draw ids in one order (see there)
 	// moving is held by AdvanceClock for the whole of a move: moves run one after the
 	// other, so that two add up as they would one after the other.
 	moving sync.Mutex
@@ -147,7 +151,7 @@ func New(st store.Store, opts Options) (*Service, error) {
 	if st == nil {
 		return nil, internal(errors.New("payments.New: the store is nil"))
 	}
-	c := &core{store: st, clock: opts.Clock, ids: newIDSource(opts.IDs), log: opts.Logger, vendor: opts.Vendor,
+	c := &core{store: st, clock: opts.Clock, ids: newIDSource(opts.IDs), seeded: opts.IDs != nil, log: opts.Logger, vendor: opts.Vendor,
 		qr: qrpng.New(0), rail: opts.Rail,
 		webhooks: newWebhookCore(st, opts), auth: newAuthCache(authCacheSize, authCacheTTL)}
 	if c.clock == nil {

@@ -54,7 +54,9 @@ func newWebhookCore(st store.Store, opts Options) *webhookCore {
 	if w.timeout <= 0 {
 		w.timeout = DefaultWebhookTimeout
 	}
-	if w.concurrency <= 0 {
+	if w.concurrency <= 0 && opts.IDs != nil {
+		w.concurrency = 1 // ids drawn in one order (Options.IDs)
+	} else if w.concurrency <= 0 {
 		w.concurrency = DefaultWebhookConcurrency
 	}
 	w.lease = opts.WebhookLease
