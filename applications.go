@@ -19,12 +19,15 @@ import (
 // "company:<companyID>".
 const collApplications = "applications"
 
-// ApplicationType is the kind of an application. Only API is offered.
+// ApplicationType is the kind of an application, as the real API names them. Every type
+// gets an App ID that authenticates the same way here; the type is recorded and shown.
 type ApplicationType string
 
 // Application types.
 const (
-	ApplicationAPI ApplicationType = "API" // server-to-server access with an App ID
+	ApplicationAPI    ApplicationType = "API"    // server-to-server access with an App ID
+	ApplicationPlugin ApplicationType = "PLUGIN" // an e-commerce platform plugin
+	ApplicationOracle ApplicationType = "ORACLE" // an ERP integration
 )
 
 // Lengths of generated credentials.
@@ -60,7 +63,8 @@ func (a Application) AppID() string {
 }
 
 // ApplicationParams create an application. Name is required and unique within the
-// company; Type defaults to ApplicationAPI, the only type offered. Errors name the fields
+// company; Type defaults to ApplicationAPI and may be any of the ApplicationTypes (in any
+// case). Errors name the fields
 // "application.name" and "application.type", as the wire body nests them.
 type ApplicationParams struct {
 	Name string
@@ -76,11 +80,13 @@ func (p ApplicationParams) check() (ApplicationParams, error) {
 		return p, invalid("application.name", "application.name is required")
 	}
 	p.Name = name
-	switch strings.ToUpper(strings.TrimSpace(string(p.Type))) {
-	case "", string(ApplicationAPI):
+	switch t := ApplicationType(strings.ToUpper(strings.TrimSpace(string(p.Type)))); t {
+	case "":
 		p.Type = ApplicationAPI
+	case ApplicationAPI, ApplicationPlugin, ApplicationOracle:
+		p.Type = t
 	default:
-		return p, invalid("application.type", "application.type must be %s", ApplicationAPI)
+		return p, invalid("application.type", "application.type must be %s, %s or %s", ApplicationAPI, ApplicationPlugin, ApplicationOracle)
 	}
 	return p, nil
 }

@@ -69,10 +69,21 @@ func TestService_CreateApplication(t *testing.T) {
 			is.Equal(payments.ErrorCode(err), payments.EINVALID) // a name is required
 			is.Equal(payments.ErrorField(err), "application.name")
 		})
+		t.Run("Types", func(t *testing.T) {
+			is := is.New(t)
+			for _, typ := range []payments.ApplicationType{"PLUGIN", "oracle", " API "} {
+				a, err := e.svc.CreateApplication(ctx, payments.ApplicationParams{Name: "t-" + string(typ), Type: typ})
+				is.NoErr(err) // the real API's three types
+				is.Equal(string(a.Type), strings.ToUpper(strings.TrimSpace(string(typ))))
+				svc, err := e.svc.Authenticate(ctx, a.AppID())
+				is.NoErr(err) // and each authenticates
+				is.Equal(svc.CompanyID(), payments.DefaultCompanyID)
+			}
+		})
 		t.Run("ErrType", func(t *testing.T) {
 			is := is.New(t)
-			_, err := e.svc.CreateApplication(ctx, payments.ApplicationParams{Name: "x", Type: "ORACLE"})
-			is.Equal(payments.ErrorCode(err), payments.EINVALID) // only API is offered
+			_, err := e.svc.CreateApplication(ctx, payments.ApplicationParams{Name: "x", Type: "WEB"})
+			is.Equal(payments.ErrorCode(err), payments.EINVALID) // not a type of the real API
 			is.Equal(payments.ErrorField(err), "application.type")
 		})
 	})

@@ -1,6 +1,7 @@
 package payments_test
 
 import (
+	"encoding/base64"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -96,11 +97,13 @@ func TestService_ReceivePix(t *testing.T) {
 			is.Equal(eventNames(t, e.svc), []string{"OPENPIX:CHARGE_CREATED", "OPENPIX:CHARGE_COMPLETED",
 				"OPENPIX:CHARGE_COMPLETED_NOT_SAME_CUSTOMER_PAYER", "OPENPIX:TRANSACTION_RECEIVED"}) // the payer is not Dan
 
-			for _, id := range []string{x.TransactionID, x.EndToEndID} {
+			for _, id := range []string{x.TransactionID, x.EndToEndID, x.GlobalID} {
 				got, err := e.svc.GetTransaction(ctx, id)
-				is.NoErr(err) // by transactionID and endToEndId
+				is.NoErr(err) // by transactionID, endToEndId and globalID
 				is.Equal(got.TransactionID, x.TransactionID)
 			}
+			_, err = e.svc.GetTransaction(ctx, base64.StdEncoding.EncodeToString([]byte("Charge:"+c.ID)))
+			is.Equal(payments.ErrorCode(err), payments.ENOTFOUND) // a charge's globalID is not a transaction's
 
 			again, err := e.svc.ReceivePix(ctx, payments.ReceivePixParams{EndToEndID: x.EndToEndID, Value: 1050, TxID: c.Identifier[:25]})
 			is.NoErr(err)
@@ -316,6 +319,8 @@ func TestService_ReceivePix_CompanyIsolation(t *testing.T) {
 		is.NoErr(err)
 		_, err = other.GetTransaction(ctx, x.EndToEndID)
 		is.Equal(payments.ErrorCode(err), payments.ENOTFOUND) // not its transaction
+		_, err = other.GetTransaction(ctx, x.GlobalID)
+		is.Equal(payments.ErrorCode(err), payments.ENOTFOUND) // by globalID neither
 		_, err = other.CreateRefund(ctx, payments.CreateRefundParams{TransactionEndToEndID: x.EndToEndID, CorrelationID: "steal", Value: 100})
 		is.Equal(payments.ErrorCode(err), payments.ENOTFOUND) // cannot refund it
 		_, err = other.CreateChargeRefund(ctx, "mine", payments.ChargeRefundParams{CorrelationID: "steal2"})

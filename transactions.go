@@ -2,8 +2,11 @@ package payments
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/pixfoundry/payments/store"
@@ -20,6 +23,11 @@ const (
 	TransactionRefund   TransactionType = "REFUND"   // a Pix sent back to a payer (a refund)
 	TransactionWithdraw TransactionType = "WITHDRAW" // money taken out of an account or subaccount
 )
+
+// otherTransactionTypes are the real API's transaction types this version records none of
+// (its fees are taken from each Pix, transfers and balance blocks are ledger moves, not
+// transactions): TransactionFilter.Type accepts them and lists nothing.
+var otherTransactionTypes = []TransactionType{"FEE", "INTERNAL_TRANSFER", "BALANCE_BLOCK", "BALANCE_UNBLOCK", "REVERSAL"}
 
 // Transaction is a Pix the company received (or sent back). A received Pix is recorded
 // exactly once per endToEndId, whatever happens to the charge it was meant for.
@@ -232,7 +240,7 @@ func (x Transaction) indexes() []store.Index {
 	return ix
 }
 
-// GetTransaction returns the transaction with the transactionID or endToEndId id.
+// GetTransaction returns the transaction with the transactionID, endToEndId or globalID id.
 func (s *Service) GetTransaction(ctx context.Context, id string) (Transaction, error) {
 	var x Transaction
 	err := s.view(ctx, func(t *txn) error {
@@ -250,9 +258,35 @@ func (t *txn) findTransaction(id string) (Transaction, error) {
 		if err2 != nil {
 			return Transaction{}, err2
 		}
-		if rid, err = t.getByKey(collTransactions, "endToEndId:"+id, "transaction", &x); err != nil {
-			return Transaction{}, err
+		rid, err = t.getByKey(collTransactions, "endToEndId:"+id, "transaction", &x)
+		if ok, err2 := found(err); err2 != nil || !ok {
+			if err2 != nil {
+				return Transaction{}, err2
+			}
+			return t.transactionByGlobalID(id, err)
 		}
+	}
+	x.ID = rid
+	return x, nil
+}
+
+// transactionByGlobalID is the transaction whose globalID is id (base64 of
+// "PixTransaction:<record id>"), or notFound when id is not one.
+func (t *txn) transactionByGlobalID(id string, notFound error) (Transaction, error) {
+	raw, err := base64.StdEncoding.DecodeString(id)
+	if err != nil {
+		return Transaction{}, notFound
+	}
+	rid, ok := strings.CutPrefix(string(raw), "PixTransaction:")
+	if !ok || rid == "" {
+		return Transaction{}, notFound
+	}
+	var x Transaction
+	if err := t.get(collTransactions, rid, "transaction", &x); err != nil {
+		if ErrorCode(err) == ENOTFOUND {
+			return Transaction{}, notFound
+		}
+		return Transaction{}, err
 	}
 	x.ID = rid
 	return x, nil
@@ -273,7 +307,9 @@ type TransactionFilter struct {
 	PixQrCode string
 	// Withdrawal is a withdrawal's id or endToEndId: its WITHDRAW transaction.
 	Withdrawal string
-	Type       TransactionType
+	// Type is PAYMENT, REFUND or WITHDRAW; the real API's other types (FEE,
+	// INTERNAL_TRANSFER, BALANCE_BLOCK, BALANCE_UNBLOCK, REVERSAL) list nothing here.
+	Type TransactionType
 	// HasWebhook, when set, keeps the transactions with (true) or without (false) a
 	// webhookSent entry.
 	HasWebhook *bool
@@ -286,10 +322,11 @@ func (s *Service) ListTransactions(ctx context.Context, f TransactionFilter) ([]
 	if err != nil {
 		return nil, PageInfo{}, err
 	}
-	switch f.Type {
-	case "", TransactionPayment, TransactionRefund, TransactionWithdraw:
+	none := slices.Contains(otherTransactionTypes, f.Type)
+	switch {
+	case f.Type == "", f.Type == TransactionPayment, f.Type == TransactionRefund, f.Type == TransactionWithdraw, none:
 	default:
-		return nil, PageInfo{}, invalid("type", "type must be PAYMENT, REFUND or WITHDRAW")
+		return nil, PageInfo{}, invalid("type", "type must be PAYMENT, REFUND, WITHDRAW, FEE, INTERNAL_TRANSFER, BALANCE_BLOCK, BALANCE_UNBLOCK or REVERSAL")
 	}
 	if !f.End.IsZero() && f.End.Before(f.Start) {
 		return nil, PageInfo{}, invalid("end", "end must not be before start")
@@ -300,7 +337,7 @@ func (s *Service) ListTransactions(ctx context.Context, f TransactionFilter) ([]
 			n++
 		}
 	}
-	if n > 1 { // no transaction has two of them
+	if n > 1 || none { // no transaction has two of them, or that type
 		return []Transaction{}, p.info(0), nil
 	}
 	var out []Transaction

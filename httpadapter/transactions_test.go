@@ -62,6 +62,8 @@ func TestTransactions(t *testing.T) {
 			{"charge=order-1&end=2026-11-22T11:59:59Z", 0},
 			{"charge=order-1&pixQrCode=qr", 0}, // a Pix pays one or the other
 			{"withdrawal=x&type=PAYMENT", 0},
+			// The real API's other types: none recorded here, so none listed.
+			{"type=FEE", 0}, {"type=INTERNAL_TRANSFER", 0}, {"type=BALANCE_BLOCK", 0}, {"type=BALANCE_UNBLOCK", 0}, {"type=REVERSAL", 0},
 		} {
 			r := s.do(t, "GET", "/api/v1/transaction?"+tc.query, s.appID, "")
 			mustStatus(t, is, r, http.StatusOK)
@@ -74,7 +76,7 @@ func TestTransactions(t *testing.T) {
 		for _, tc := range []struct{ query, want string }{
 			{"start=nope", "start must be an RFC 3339 date-time"},
 			{"end=2026-11-22T25:00:00Z", "end must be an RFC 3339 date-time"},
-			{"type=GIFT", "type must be PAYMENT, REFUND or WITHDRAW"},
+			{"type=GIFT", "type must be PAYMENT, REFUND, WITHDRAW, FEE, INTERNAL_TRANSFER, BALANCE_BLOCK, BALANCE_UNBLOCK or REVERSAL"},
 			{"start=2026-11-23T00:00:00Z&end=2026-11-22T00:00:00Z", "end must not be before start"},
 			{"limit=1001", "limit must be between 1 and 1000"},
 		} {
