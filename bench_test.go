@@ -194,6 +194,32 @@ func BenchmarkCreateChargeCallers(b *testing.B) {
 	}
 }
 
+// BenchmarkCreateChargeConflicts is CreateCharge from 64 callers on bolt where every other
+// call reuses a taken correlationID (a client retrying without return_existing): the
+// refusals must not slow the others down. A refusal writes nothing, so its batch goes on
+// without a rollback (store/bolt group.go); before, each one rolled its batch back.
+func BenchmarkCreateChargeConflicts(b *testing.B) {
+	st, err := bolt.OpenWith(filepath.Join(b.TempDir(), "payments.db"), bolt.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	e := newEnv(b, st)
+	if _, err := e.svc.CreateCharge(ctx, payments.CreateChargeParams{CorrelationID: "taken", Value: 1990}); err != nil {
+		b.Fatal(err)
+	}
+	benchCallers(b, 64, func(i int64) error {
+		corr := "order-" + strconv.FormatInt(i, 10)
+		if i%2 == 0 {
+			corr = "taken"
+		}
+		_, err := e.svc.CreateCharge(ctx, payments.CreateChargeParams{CorrelationID: corr, Value: 1990})
+		if corr == "taken" && payments.ErrorCode(err) == payments.ECONFLICT {
+			return nil // refused, as it should be
+		}
+		return err
+	})
+}
+
 // benchCallers runs b.N calls of fn from callers goroutines and reports ops/s, the
 // median latency of a call (p50-ms) and the CPU time of the whole process per call
 // (cpu-µs/op: user and system, every goroutine, GC included), which depends less on what

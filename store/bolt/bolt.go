@@ -297,6 +297,12 @@ type tx struct {
 	newCounters map[string]uint64
 
 	kb []byte // the scratch buffer of key
+
+	// writes counts the changes made through t (records, keys, index entries, counts,
+	// counters). The group-commit writer reads it around each call: a call that fails
+	// having changed nothing leaves the transaction as it found it, so the batch goes on
+	// without a rollback (group.go).
+	writes int
 }
 
 // key is tuple(parts...) built in the transaction's scratch buffer, valid until the next
@@ -400,12 +406,14 @@ func (t *tx) get(i int, k []byte) []byte {
 
 // put writes k in bucket i (bRecords or bKeys) and drops its cached value.
 func (t *tx) put(i int, k, v []byte) error {
+	t.writes++
 	delete(t.cache[i], string(k))
 	return t.bucket(i).Put(k, v)
 }
 
 // delete removes k from bucket i (bRecords or bKeys) and drops its cached value.
 func (t *tx) delete(i int, k []byte) error {
+	t.writes++
 	delete(t.cache[i], string(k))
 	return t.bucket(i).Delete(k)
 }
@@ -510,6 +518,7 @@ func (t *tx) link(collection, company string, r store.Record) error {
 		}
 	}
 	for _, ix := range r.Indexes {
+		t.writes++
 		if err := t.index().Put(t.key(collection, company, ix.Name, ix.Sort, r.ID), nil); err != nil {
 			return err
 		}
@@ -538,6 +547,7 @@ func (t *tx) unlink(collection, company string, r store.Record) error {
 		}
 	}
 	for _, ix := range r.Indexes {
+		t.writes++
 		if err := t.index().Delete(t.key(collection, company, ix.Name, ix.Sort, r.ID)); err != nil {
 			return err
 		}
@@ -551,6 +561,7 @@ func (t *tx) unlink(collection, company string, r store.Record) error {
 var errReadOnly = fmt.Errorf("%w: write in a read-only transaction", store.ErrInvalid)
 
 func (t *tx) addCount(key []byte, delta int64) error {
+	t.writes++
 	n := max(t.count(key)+delta, 0)
 	if t.newCounts == nil {
 		t.newCounts = make(map[string]int64)
@@ -628,6 +639,7 @@ func (t *tx) Next(collection, company, counter string) (uint64, error) {
 		}
 	}
 	n++
+	t.writes++
 	if t.newCounters == nil {
 		t.newCounters = make(map[string]uint64)
 	}

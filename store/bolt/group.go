@@ -18,10 +18,11 @@ import (
 // forms only from calls that arrived while the previous commit was on disk.
 //
 // Calls in a batch run one after another and each sees the writes of those before it, so
-// the batch is equivalent to running them serially. When one returns an error (or panics),
-// the whole bbolt transaction rolls back; that call is then run alone, so that only its own
-// writes are discarded, and the others run again as a new batch. A function may therefore
-// run more than once, which the store contract allows.
+// the batch is equivalent to running them serially. When one returns an error having
+// written nothing, the batch goes on without it (see run). When one returns an error after
+// writing (or panics), the whole bbolt transaction rolls back; that call is then run alone,
+// so that only its own writes are discarded, and the others run again as a new batch. A
+// function may therefore run more than once, which the store contract allows.
 
 // MaxBatch is the most calls one commit carries.
 const MaxBatch = 1000
@@ -100,18 +101,41 @@ func (w *writer) loop() {
 }
 
 // run commits batch, isolating the call that fails, if any.
+//
+// A call that returns an error having changed nothing through the transaction (tx.writes
+// did not move: a validation error, a taken correlationID, a record not found) leaves the
+// transaction as the calls before it left it: the batch goes on without it, and the call
+// gets its error once the batch is done. Only a call that fails after a change, or panics,
+// makes the batch roll back. Before, every failure rolled back the whole batch and ran
+// the rest again, so a client sending a stream of duplicate correlationIDs made the
+// writer run each batch once per duplicate in it. A batch that changes nothing at all is
+// not committed: there is nothing to sync.
 func (w *writer) run(batch []*call) {
+	results := make([]result, len(batch))
 	for len(batch) > 0 {
 		failed := -1
 		var res result
 		start := time.Now()
+		ok, wrote := 0, false
 		err := w.db.Update(func(btx *bbolt.Tx) error {
 			tx := wrap(btx)
+			ok = 0
 			for i, c := range batch {
-				if res = runCall(c, tx); res.err != nil || res.panicked != nil {
+				before := tx.writes
+				res = runCall(c, tx)
+				switch {
+				case res.panicked != nil || res.err != nil && tx.writes != before:
 					failed = i
 					return errRollback
+				case res.err != nil: // nothing changed: the batch goes on
+					results[i] = res
+				default:
+					results[i] = result{}
+					ok++
 				}
+			}
+			if wrote = tx.writes > 0; !wrote {
+				return errNothing
 			}
 			return tx.flush() // the one place a batch's writes are completed before commit
 		})
@@ -124,22 +148,29 @@ func (w *writer) run(batch []*call) {
 			}
 			w.run([]*call{alone})
 			batch = append(batch[:failed:failed], batch[failed+1:]...)
-		case err != nil: // the commit itself failed: every call learns it
-			for _, c := range batch {
-				c.done <- result{err: err}
+			results = append(results[:failed:failed], results[failed+1:]...)
+		case err != nil && err != errNothing: // the commit itself failed: every call learns it
+			for i, c := range batch {
+				if results[i].err == nil {
+					results[i] = result{err: err}
+				}
+				c.done <- results[i]
 			}
 			return
 		default:
-			if w.onCommit != nil {
-				w.onCommit(CommitInfo{Calls: len(batch), Duration: time.Since(start)})
+			if w.onCommit != nil && wrote {
+				w.onCommit(CommitInfo{Calls: ok, Duration: time.Since(start)})
 			}
-			for _, c := range batch {
-				c.done <- result{}
+			for i, c := range batch {
+				c.done <- results[i]
 			}
 			return
 		}
 	}
 }
+
+// errNothing rolls back a batch that changed nothing: there is nothing to commit.
+var errNothing = errors.New("bolt store: nothing to commit")
 
 var errRollback = errors.New("bolt store: batch rollback")
 
