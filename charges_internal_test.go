@@ -2,6 +2,7 @@ package payments
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -245,4 +246,62 @@ func TestMigrateChargeIndexes(t *testing.T) {
 		_, err := tx.Get(collMigrations, systemSpace, migrationChargeIndex1)
 		return err
 	})) // marked done
+}
+
+// TestMigrateChargeIndexes_Pages: the migration reaches every charge over several pages,
+// when many charges share a creation time (a stopped clock) across page boundaries and
+// when they do not.
+func TestMigrateChargeIndexes_Pages(t *testing.T) {
+	is := is.New(t)
+	ctx := context.Background()
+	st := memory.New()
+	clock := NewManualClock(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC))
+	svc, err := New(st, Options{Clock: clock})
+	is.NoErr(err)
+	ana := &CreateCustomerParams{Name: "Ana", Email: "ana@example.com", CorrelationID: "ana"}
+	const same, spread = 1100, 300 // more than two pages at one instant, then one per second
+	for i := range same + spread {
+		if i >= same {
+			clock.Advance(time.Second)
+		}
+		_, err := svc.CreateCharge(ctx, CreateChargeParams{CorrelationID: fmt.Sprint("c", i), Value: 100, Customer: ana})
+		is.NoErr(err)
+	}
+	var ids []string
+	is.NoErr(st.View(ctx, func(tx store.Tx) error {
+		p, err := tx.List(collCharges, svc.company, store.Query{Index: indexAll, Limit: same + spread})
+		for _, r := range p.Records {
+			ids = append(ids, r.ID)
+		}
+		return err
+	}))
+	is.Equal(len(ids), same+spread)
+	for chunk := range slices.Chunk(ids, 200) { // back to the old names
+		is.NoErr(st.Update(ctx, func(tx store.Tx) error {
+			for _, id := range chunk {
+				r, err := tx.Get(collCharges, svc.company, id)
+				if err != nil {
+					return err
+				}
+				for i, ix := range r.Indexes {
+					r.Indexes[i].Name = strings.Replace(ix.Name, "\x1fstatus:", "|status:", 1)
+				}
+				if err := tx.Put(collCharges, svc.company, r); err != nil {
+					return err
+				}
+			}
+			return nil
+		}))
+	}
+	is.NoErr(st.Update(ctx, func(tx store.Tx) error { return tx.Delete(collMigrations, systemSpace, migrationChargeIndex1) }))
+	count := func() int {
+		_, page, err := svc.ListCharges(ctx, ChargeFilter{Customer: "ana", Status: ChargeActive, ListParams: ListParams{Limit: 1}})
+		is.NoErr(err)
+		return page.TotalCount
+	}
+	is.Equal(count(), 0) // all under the old name
+
+	svc, err = New(st, Options{Clock: clock}) // migrates
+	is.NoErr(err)
+	is.Equal(count(), same+spread) // every one renamed
 }
