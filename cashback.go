@@ -2,6 +2,7 @@ package payments
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/pixfoundry/payments/store"
@@ -48,6 +49,11 @@ type CashbackStatus string
 const (
 	CashbackPending CashbackStatus = "PENDING" // exclusive, waiting for the customer's payment
 	CashbackPaid    CashbackStatus = "PAID"    // sent back to the payer (see its refund)
+	// CashbackRejected: a percentage cashback whose devolution the bank rejected; nothing
+	// reached the payer and the money stayed with the company. An exclusive cashback in
+	// that case goes back to PENDING instead: it is still owed, and the customer's next
+	// payment returns it.
+	CashbackRejected CashbackStatus = "REJECTED"
 )
 
 // CashbackPolicy is a company's percentage cashback: BasisPoints of the amount paid
@@ -71,8 +77,44 @@ func (cb Cashback) indexes() []store.Index {
 	if cb.Status == CashbackPending {
 		ix = append(ix, store.Index{Name: "pending:" + cb.TaxID, Sort: sortTime(cb.CreatedAt)})
 	}
+	if cb.Status == CashbackPaid && cb.RefundID != "" {
+		ix = append(ix, store.Index{Name: cashbackRefundIndex(cb.RefundID), Sort: sortTime(cb.CreatedAt)})
+	}
 	return ix
 }
+
+// cashbackRefundIndex lists the cashbacks the devolution refundID pays.
+func cashbackRefundIndex(refundID string) string { return "refund:" + refundID }
+
+// cashbackRejected undoes, in the transaction that records the bank's rejection of the
+// devolution r, what applyCashback recorded for it: each exclusive cashback it was to pay
+// is PENDING again, each percentage one REJECTED. Before, they stayed PAID, and the
+// customer's balance showed nothing owed though nothing had reached them.
+func (t *txn) cashbackRejected(r Refund) error {
+	if !strings.HasPrefix(r.CorrelationID, cashbackRefundPrefix) {
+		return nil
+	}
+	cbs, _, err := list[Cashback](t, collCashbacks, store.Query{Index: cashbackRefundIndex(r.RefundID), Limit: MaxLimit}, nil)
+	if err != nil {
+		return err
+	}
+	for _, cb := range cbs {
+		if cb.Kind == CashbackExclusive {
+			cb.Status, cb.RefundID, cb.Payment = CashbackPending, "", ""
+		} else {
+			cb.Status = CashbackRejected
+		}
+		cb.UpdatedAt = t.now
+		if err := t.put(collCashbacks, cb.ID, "cashback", cb, nil, cb.indexes()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// cashbackRefundPrefix begins the correlationID of a cashback's devolution, followed by
+// the transactionID of the payment that earned it.
+const cashbackRefundPrefix = "cashback-"
 
 // GetOrCreateExclusiveCashback promises the customer with taxID an exclusive cashback of
 // value centavos. When one is already pending for that tax ID it is returned instead, with
@@ -181,11 +223,11 @@ func (t *txn) applyCashback(c *Charge, x *Transaction) error {
 	if total == 0 {
 		return nil
 	}
-	stored, err := t.findTransaction(x.EndToEndID)
+	stored, err := t.transactionByEndToEnd(x.EndToEndID)
 	if err != nil {
 		return err
 	}
-	r, err := t.createRefund(stored, "cashback-"+x.TransactionID, total, "Cashback")
+	r, err := t.createRefund(stored, cashbackRefundPrefix+x.TransactionID, total, "Cashback")
 	if err != nil {
 		return err
 	}

@@ -194,11 +194,16 @@ func (d *DiscountSettings) check(value int64) error {
 	return nil
 }
 
-// amountsAt returns the discount and the amount due for a payment at time at.
+// amountsAt returns the discount and the amount due for a payment at time at. A time
+// before the charge was created (a Pix the bank dated a little early) is priced as at its
+// creation: the earliest day, and so the largest discount, the charge offers. Priced by
+// the days before its creation, a Pix dated five days early paid a 10,000 charge whose
+// largest discount was 2,000 with 3,000.
 func (c Charge) amountsAt(at time.Time) (discount, due int64) {
 	if c.Type != ChargeOverdue {
 		return 0, c.Value
 	}
+	at = laterOf(at, c.CreatedAt)
 	dayIndex := int(at.Sub(c.CreatedAt) / (24 * time.Hour))
 	d := c.DaysForDueDate
 	switch {
@@ -253,4 +258,12 @@ func (c Charge) discountWith(daysEarly int) int64 {
 		off = percentOf(c.Value, s.Value*int64(daysEarly))
 	}
 	return min(off, c.Value-1)
+}
+
+// laterOf is the later of a and b.
+func laterOf(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return b
+	}
+	return a
 }

@@ -115,7 +115,7 @@ func (t *txn) receivePix(p ReceivePixParams) (Transaction, error) {
 	if err := checkCentavos("value", p.Value, false); err != nil {
 		return Transaction{}, err
 	}
-	if prev, err := t.findTransaction(e2e); err == nil {
+	if prev, err := t.transactionByEndToEnd(e2e); err == nil {
 		if prev.Value != p.Value || prev.Type != TransactionPayment {
 			return Transaction{}, conflict("endToEndId", "a different Pix with endToEndId %s was already received", e2e)
 		}

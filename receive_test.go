@@ -308,6 +308,54 @@ func TestService_ReceivePix_Overdue(t *testing.T) {
 	})
 }
 
+// TestService_ReceivePix_BeforeCharge: a Pix the bank dated before its OVERDUE charge was
+// created is priced as at the creation, with the largest discount the charge offers and
+// no more. Priced by the days before it, 3,000 paid a 10,000 charge whose largest
+// discount was 2,000.
+func TestService_ReceivePix_BeforeCharge(t *testing.T) {
+	eachStore(t, func(t *testing.T, e env) {
+		is := is.New(t)
+		c := createCharge(t, e, payments.CreateChargeParams{CorrelationID: "od", Value: 10000, Type: payments.ChargeOverdue,
+			DaysForDueDate: 2, Discount: &payments.DiscountSettings{Modality: payments.DiscountValuePerDay, Value: 1000}})
+		is.Equal(c.AmountDue, int64(8000)) // two days early: 2,000 off, the most it offers
+		early := t0.Add(-5 * 24 * time.Hour)
+		x, err := e.svc.ReceivePix(ctx, payments.ReceivePixParams{EndToEndID: newE2E(), Value: 3000, TxID: c.Identifier[:25], Time: early})
+		is.NoErr(err)
+		is.True(x.Unmatched != "") // too little: credited, not paying the charge
+		got, err := e.svc.GetCharge(ctx, "od")
+		is.NoErr(err)
+		is.Equal(got.Status, payments.ChargeActive)
+		_, err = e.svc.ReceivePix(ctx, payments.ReceivePixParams{EndToEndID: newE2E(), Value: 8000, TxID: c.Identifier[:25], Time: early})
+		is.NoErr(err)
+		got, err = e.svc.GetCharge(ctx, "od")
+		is.NoErr(err)
+		is.Equal(got.Status, payments.ChargeCompleted) // the amount due at its creation pays it
+		audit(t, e.svc)
+	})
+}
+
+// TestService_ReceivePix_EndToEndIDLikeAnotherID: a Pix is a retry of an earlier one only
+// if their endToEndIds are the same. One whose endToEndId happened to be another Pix's
+// transactionID or globalID was taken for a retry of that Pix and never recorded.
+func TestService_ReceivePix_EndToEndIDLikeAnotherID(t *testing.T) {
+	eachStore(t, func(t *testing.T, e env) {
+		is := is.New(t)
+		x1, err := e.svc.ReceivePix(ctx, payments.ReceivePixParams{EndToEndID: newE2E(), Value: 1000})
+		is.NoErr(err)
+		for i, id := range []string{x1.TransactionID, x1.GlobalID} {
+			before := balance(t, e).Total
+			x, err := e.svc.ReceivePix(ctx, payments.ReceivePixParams{EndToEndID: id, Value: 1000})
+			is.NoErr(err)
+			is.Equal(x.EndToEndID, id)                   // the Pix received is the one recorded
+			is.True(x.TransactionID != x1.TransactionID) // a new transaction
+			is.True(balance(t, e).Total > before)        // and credited
+			_, err = e.svc.ReceivePix(ctx, payments.ReceivePixParams{EndToEndID: id, Value: 1000 + int64(i) + 1})
+			is.Equal(payments.ErrorCode(err), payments.ECONFLICT) // its own retries are still checked
+		}
+		audit(t, e.svc)
+	})
+}
+
 func TestService_ReceivePix_CompanyIsolation(t *testing.T) {
 	eachStore(t, func(t *testing.T, e env) {
 		is := is.New(t)

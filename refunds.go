@@ -112,12 +112,21 @@ func (t *txn) refundByID(id string) (Refund, error) {
 }
 
 func (t *txn) findRefund(id string) (Refund, error) {
-	var rec refundRecord
-	rid, err := t.getByKey(collRefunds, "correlationID:"+id, "refund", &rec)
-	if ok, err := found(err); err != nil {
-		return Refund{}, err
-	} else if !ok {
+	r, err := t.refundByCorrelationID(id)
+	if ErrorCode(err) == ENOTFOUND {
 		return t.refundByID(id)
+	}
+	return r, err
+}
+
+// refundByCorrelationID is the refund with the correlationID corr, and only that: the
+// check that makes a retried refund return the first (an id that is another refund's
+// refundId is not a retry of it).
+func (t *txn) refundByCorrelationID(corr string) (Refund, error) {
+	var rec refundRecord
+	rid, err := t.getByKey(collRefunds, "correlationID:"+corr, "refund", &rec)
+	if err != nil {
+		return Refund{}, err
 	}
 	rec.chargeTID = rec.ChargeTID
 	rec.RefundID = rid
@@ -157,7 +166,7 @@ func (s *Service) CreateChargeRefund(ctx context.Context, chargeID string, p Cha
 		if c.Status != ChargeCompleted || c.EndToEndID == "" {
 			return Transaction{}, precondition("id", "charge %s is not paid: only a COMPLETED charge can be refunded", c.CorrelationID)
 		}
-		return t.findTransaction(c.EndToEndID)
+		return t.transactionByEndToEnd(c.EndToEndID)
 	})
 }
 
@@ -189,7 +198,7 @@ func (t *txn) createRefund(x Transaction, correlationID string, value int64, com
 	if err := checkCentavos("value", value, true); err != nil { // 0: all that remains
 		return Refund{}, err
 	}
-	if prev, err := t.findRefund(corr); err == nil {
+	if prev, err := t.refundByCorrelationID(corr); err == nil {
 		if prev.TransactionEndToEndID != x.EndToEndID || value != 0 && value != prev.Value {
 			return Refund{}, conflict("correlationID", "a different refund with correlationID %q already exists", corr)
 		}
@@ -272,7 +281,7 @@ func (t *txn) refundSettled(o order) error {
 	if err != nil || r.Status != RefundInProcessing {
 		return err
 	}
-	x, err := t.findTransaction(r.TransactionEndToEndID)
+	x, err := t.transactionByEndToEnd(r.TransactionEndToEndID)
 	if err != nil {
 		return err
 	}
@@ -284,6 +293,9 @@ func (t *txn) refundSettled(o order) error {
 			return err
 		}
 		r.Status, r.Reason = RefundRejected, o.Reason
+		if err := t.cashbackRejected(r); err != nil {
+			return err
+		}
 	}
 	r.UpdatedAt = t.now // as saved, for the event
 	if err := t.saveRefund(r, false); err != nil {

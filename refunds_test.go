@@ -2,6 +2,7 @@ package payments_test
 
 import (
 	"encoding/json"
+	"github.com/pixfoundry/payments/store"
 	"strings"
 	"testing"
 	"time"
@@ -70,6 +71,29 @@ func TestService_CreateChargeRefund(t *testing.T) {
 		is.Equal(page.TotalCount, 2)
 		is.Equal([]string{rs[0].CorrelationID, rs[1].CorrelationID}, []string{"r2", "r1"}) // all refunds, newest first
 		is.Equal(balance(t, e), payments.Balance{Total: 9920 + 950 - 10000, Available: 9920 + 950 - 10000})
+		audit(t, e.svc)
+	})
+}
+
+// TestService_CreateRefund_CorrelationIDLikeARefundID: a refund is a retry of an earlier
+// one only if their correlationIDs are the same; one whose correlationID was an earlier
+// refund's refundId was answered with that refund, and nothing was refunded.
+func TestService_CreateRefund_CorrelationIDLikeARefundID(t *testing.T) {
+	eachStore(t, func(t *testing.T, e env) {
+		is := is.New(t)
+		pay(t, e, createCharge(t, e, payments.CreateChargeParams{CorrelationID: "order", Value: 10000}))
+		r1, err := e.svc.CreateChargeRefund(ctx, "order", payments.ChargeRefundParams{CorrelationID: "r1", Value: 1000})
+		is.NoErr(err)
+		r2, err := e.svc.CreateChargeRefund(ctx, "order", payments.ChargeRefundParams{CorrelationID: r1.RefundID, Value: 1000})
+		is.NoErr(err)
+		is.Equal(r2.CorrelationID, r1.RefundID) // a refund of its own
+		is.True(r2.RefundID != r1.RefundID)
+		rs, _, err := e.svc.ListChargeRefunds(ctx, "order", payments.ListParams{})
+		is.NoErr(err)
+		is.Equal(len(rs), 2) // both made
+		again, err := e.svc.CreateChargeRefund(ctx, "order", payments.ChargeRefundParams{CorrelationID: r1.RefundID, Value: 1000})
+		is.NoErr(err)
+		is.Equal(again.RefundID, r2.RefundID) // and its retry is it
 		audit(t, e.svc)
 	})
 }
@@ -208,6 +232,54 @@ func TestService_RefundTimestamps(t *testing.T) {
 		cr, err := e.svc.CreateChargeRefund(ctx, "ts", payments.ChargeRefundParams{CorrelationID: "ts-2", Value: 100})
 		is.NoErr(err)
 		is.Equal(cr.UpdatedAt, t0.Add(time.Minute)) // a charge refund too
+	})
+}
+
+// TestService_CashbackRejected: when the bank rejects the devolution that pays a cashback,
+// the money stays with the company, an exclusive cashback is owed again (PENDING, paid by
+// the customer's next payment) and a percentage one is REJECTED. Before, both stayed PAID
+// and the customer's balance showed nothing owed.
+func TestService_CashbackRejected(t *testing.T) {
+	eachStore(t, func(t *testing.T, e env) {
+		is := is.New(t)
+		bia := func(corr string) payments.CreateChargeParams {
+			return payments.CreateChargeParams{CorrelationID: corr, Value: 2000, EnableCashbackExclusivePercentage: true,
+				Customer: &payments.CreateCustomerParams{Name: "Bia", TaxID: "11144477735"}}
+		}
+		_, _, err := e.svc.GetOrCreateExclusiveCashback(ctx, "11144477735", payments.SandboxValueNotEnoughBalance) // the sandbox bank rejects this value
+		is.NoErr(err)
+		x := pay(t, e, createCharge(t, e, bia("fid")))
+		rs, _, err := e.svc.ListChargeRefunds(ctx, "fid", payments.ListParams{})
+		is.NoErr(err)
+		is.Equal(len(rs), 1)
+		is.Equal(rs[0].Status, payments.RefundRejected) // the devolution was rejected
+		got, err := e.svc.GetTransaction(ctx, x.EndToEndID)
+		is.NoErr(err)
+		is.Equal(got.RefundedValue, int64(0))         // nothing went back
+		is.Equal(balance(t, e).Total, int64(2000-50)) // the money is with the company
+		b, err := e.svc.GetCashbackBalance(ctx, "11144477735")
+		is.NoErr(err)
+		is.Equal(b, payments.CashbackBalance{Balance: payments.SandboxValueNotEnoughBalance, Status: payments.CashbackPending}) // still owed
+		audit(t, e.svc)
+
+		pct := createCharge(t, e, payments.CreateChargeParams{CorrelationID: "pct", Value: payments.SandboxValueNotEnoughBalance * 100, EnableCashbackPercentage: true})
+		pay(t, e, pct) // 1% of it is the value the sandbox bank rejects
+		rs, _, err = e.svc.ListChargeRefunds(ctx, "pct", payments.ListParams{})
+		is.NoErr(err)
+		is.Equal(len(rs), 1)
+		is.Equal(rs[0].Status, payments.RefundRejected)
+		audit(t, e.svc)
+		statuses := map[string]int{}
+		is.NoErr(e.store.View(ctx, func(tx store.Tx) error { // as stored: no call lists cashbacks
+			p, err := tx.List("cashbacks", payments.DefaultCompanyID, store.Query{Index: "all", Limit: 10})
+			for _, r := range p.Records {
+				var cb payments.Cashback
+				is.NoErr(json.Unmarshal(r.Data, &cb))
+				statuses[string(cb.Kind)+" "+string(cb.Status)]++
+			}
+			return err
+		}))
+		is.Equal(statuses, map[string]int{"EXCLUSIVE PENDING": 1, "PERCENTAGE REJECTED": 1})
 	})
 }
 

@@ -270,6 +270,20 @@ func (t *txn) findTransaction(id string) (Transaction, error) {
 	return x, nil
 }
 
+// transactionByEndToEnd is the transaction with the endToEndId e2e, and only that: what
+// the Service looks a Pix up by itself (a received Pix's retry, the Pix a refund returns).
+// findTransaction, for callers' ids, also takes a transactionID or a globalID, which an
+// endToEndId sent by a bank must never be mistaken for.
+func (t *txn) transactionByEndToEnd(e2e string) (Transaction, error) {
+	var x Transaction
+	rid, err := t.getByKey(collTransactions, "endToEndId:"+e2e, "transaction", &x)
+	if err != nil {
+		return Transaction{}, err
+	}
+	x.ID = rid
+	return x, nil
+}
+
 // transactionByGlobalID is the transaction whose globalID is id (base64 of
 // "PixTransaction:<record id>"), or notFound when id is not one.
 func (t *txn) transactionByGlobalID(id string, notFound error) (Transaction, error) {

@@ -603,7 +603,7 @@ func (t *txn) auditWebhookSent(ev Event, sent WebhookSent) error {
 	if body.Pix == nil || body.Pix.EndToEndID == "" {
 		return nil
 	}
-	x, err := t.findTransaction(body.Pix.EndToEndID)
+	x, err := t.transactionByEndToEnd(body.Pix.EndToEndID)
 	if ok, err := found(err); err != nil || !ok {
 		return err
 	}
