@@ -105,6 +105,14 @@ func (t *txn) unschedule(kind, id string) error {
 // that it is still due, and a period's charge has a correlationID of its own, so a period
 // is generated and an expiry recorded exactly once.
 func (s *Service) RunDue(ctx context.Context) error {
+	return s.runDuePass(ctx, false)
+}
+
+// runDuePass is RunDue. Its last step delivers the webhooks due (RunWebhooks), unless a
+// ServeWebhooks worker runs and wait is false: then it wakes the worker, so that a pass is
+// not held up by a slow receiver the worker is waiting on. AdvanceClock passes wait true:
+// what falls due at a step is delivered before the clock moves on.
+func (s *Service) runDuePass(ctx context.Context, wait bool) error {
 	var first error
 	if err := s.runDue(ctx); err != nil {
 		s.core.log.Error("running due work", "err", err)
@@ -113,6 +121,10 @@ func (s *Service) RunDue(ctx context.Context) error {
 	if _, err := s.runOrders(ctx); err != nil {
 		s.core.log.Error("advancing outgoing orders", "err", err)
 		first = cmp.Or(first, err)
+	}
+	if !wait && s.core.webhooks.served() {
+		s.core.webhooks.wake()
+		return first
 	}
 	if err := s.RunWebhooks(ctx); err != nil {
 		s.core.log.Error("delivering webhooks", "err", err)
@@ -159,7 +171,7 @@ func (s *Service) AdvanceClock(ctx context.Context, clock MovableClock, d time.D
 			return time.Time{}, err
 		}
 	}
-	first := s.RunDue(ctx) // what is due already is done at the time it is due
+	first := s.runDuePass(ctx, true) // what is due already is done at the time it is due
 	for {
 		if err := ctx.Err(); err != nil {
 			return clock.Now(), internal(err)
@@ -181,13 +193,13 @@ func (s *Service) AdvanceClock(ctx context.Context, clock MovableClock, d time.D
 		if !s.now().After(now) { // next is after now: the Service's clock did not move
 			return clock.Now(), internal(errors.New("AdvanceClock: the clock given is not the Service's"))
 		}
-		first = cmp.Or(first, s.RunDue(ctx))
+		first = cmp.Or(first, s.runDuePass(ctx, true))
 	}
 	s.core.webhooks.settle(ctx)
 	if err := clock.MoveTo(to); err != nil {
 		return clock.Now(), err
 	}
-	if err := cmp.Or(first, s.RunDue(ctx)); err != nil {
+	if err := cmp.Or(first, s.runDuePass(ctx, true)); err != nil {
 		return clock.Now(), fmt.Errorf("%w: %w", ErrDueFailed, err)
 	}
 	return clock.Now(), nil

@@ -37,6 +37,7 @@ type webhookCore struct {
 
 	mu      sync.Mutex
 	busy    map[string]chan struct{} // webhooks a pass of this process is delivering to; closed when it is done
+	serving int                      // ServeWebhooks workers running
 	key     *rsa.PrivateKey
 	wakeups chan struct{}
 }
@@ -113,24 +114,7 @@ func (s *Service) RunWebhooks(ctx context.Context) error {
 		mu.Unlock()
 	}
 	for {
-		var page []webhookQueued
-		var last string
-		err := s.view(ctx, func(t *txn) error {
-			page = nil
-			p, err := t.tx.List(collWebhookQueue, systemSpace, store.Query{Index: indexDue, From: from, To: to, Limit: webhookQueuePage, NoTotal: true})
-			if err != nil {
-				return internal(err)
-			}
-			for _, r := range p.Records {
-				var e webhookQueued
-				if err := decode(r, &e); err != nil {
-					return err
-				}
-				page = append(page, e)
-				last, _ = sortIn(r, indexDue)
-			}
-			return nil
-		})
+		page, next, err := s.dueWebhooks(ctx, from, to)
 		if err != nil {
 			fail(err)
 			break
@@ -138,7 +122,7 @@ func (s *Service) RunWebhooks(ctx context.Context) error {
 		if len(page) == 0 {
 			break
 		}
-		from = last + "\x00"
+		from = next
 		for _, e := range page {
 			key := webhookQueueID(e.Company, e.ID)
 			sem <- struct{}{}
@@ -163,6 +147,29 @@ func (s *Service) RunWebhooks(ctx context.Context) error {
 	}
 	wg.Wait()
 	return first
+}
+
+// dueWebhooks is a page of the webhook queue's entries due from from (a sort key; "" for
+// the start) to to, and the from of the page after it.
+func (s *Service) dueWebhooks(ctx context.Context, from, to string) (page []webhookQueued, next string, err error) {
+	err = s.view(ctx, func(t *txn) error {
+		page = nil
+		p, err := t.tx.List(collWebhookQueue, systemSpace, store.Query{Index: indexDue, From: from, To: to, Limit: webhookQueuePage, NoTotal: true})
+		if err != nil {
+			return internal(err)
+		}
+		for _, r := range p.Records {
+			var e webhookQueued
+			if err := decode(r, &e); err != nil {
+				return err
+			}
+			page = append(page, e)
+			last, _ := sortIn(r, indexDue)
+			next = last + "\x00"
+		}
+		return nil
+	})
+	return page, next, err
 }
 
 // take marks the webhook key as delivered to by the caller, after waiting for another

@@ -25,9 +25,9 @@
 // (refunds, payments, withdrawals) whose send failed or hung are sent again and those the
 // bank has settled are recorded.
 //
-// Webhooks are delivered by a worker that runs Service.RunWebhooks as soon as a commit
-// queues an event for one, and every second for retries that became due; each attempt may
-// take -webhook-timeout (default 100s). In sandbox mode deliveries may go to loopback and
+// Webhooks are delivered by a worker (Service.ServeWebhooks) as soon as a commit queues an
+// event for one, and every second for retries that became due, each webhook on its own:
+// an attempt may take -webhook-timeout (default 100s) and holds back only its webhook. In sandbox mode deliveries may go to loopback and
 // private addresses (receivers on this machine); with -sandbox=false only to public ones.
 // Webhooks with an e-mail action are only recorded in memory and logged: this server has
 // no SMTP settings.
@@ -370,7 +370,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 	hooksDone := make(chan struct{})
 	go func() {
 		defer close(hooksDone)
-		runWebhooks(dueCtx, svc, log)
+		runWebhooks(dueCtx, svc)
 	}()
 	defer func() {
 		stopDue()
@@ -426,23 +426,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 // webhookPoll is how often the webhook worker looks for due retries when no commit woke it.
 const webhookPoll = time.Second
 
-// runWebhooks delivers webhooks until ctx is done: at once, whenever a commit queued an
-// event for a webhook (svc.WebhookWakeups), and every webhookPoll for retries that became
-// due. A delivery cut short by the stop is not recorded and goes again after a restart.
-func runWebhooks(ctx context.Context, svc *payments.Service, log *slog.Logger) {
-	t := time.NewTicker(webhookPoll)
-	defer t.Stop()
-	for {
-		if err := svc.RunWebhooks(ctx); err != nil && ctx.Err() == nil {
-			log.Error("delivering webhooks", "err", err)
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-svc.WebhookWakeups():
-		case <-t.C:
-		}
-	}
+// runWebhooks delivers webhooks until ctx is done (Service.ServeWebhooks): at once,
+// whenever a commit queued an event for a webhook, and every webhookPoll for retries that
+// became due, each webhook on its own so that a slow receiver holds back only its own. A
+// delivery cut short by the stop is not recorded and goes again after a restart.
+func runWebhooks(ctx context.Context, svc *payments.Service) {
+	svc.ServeWebhooks(ctx, webhookPoll)
 }
 
 // runDue calls svc.RunDue at once and then every tick until ctx is done; tick 0 does
