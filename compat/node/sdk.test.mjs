@@ -839,11 +839,13 @@ describe('extra: QR image, webhooks, subscriptions, payments, subaccount transfe
   });
   after(() => new Promise((r) => receiver.close(r)));
 
-  it('charge.getQrCode only builds a woovi.com URL (client-side); [fetch] the PNG route on our server', T, async (t) => {
-    if (!need(t, S.charge, 'charge')) return;
-    const url = sdk.charge.getQrCode({ id: S.charge.paymentLinkID });
-    assert.equal(url, `https://api.woovi.com/openpix/charge/brcode/image/${S.charge.paymentLinkID}.png?size=1024`);
-    const res = await fetch(`${BASE_URL}/openpix/charge/brcode/image/${S.charge.paymentLinkID}.png?size=600`, {
+  it('charge.getQrCode only builds a woovi.com URL (client-side); [fetch] the PNG route on our server', T, async () => {
+    // A charge of its own: the suite's first charge is paid by now, and a paid charge's
+    // code is no longer drawn for payers (400).
+    const { charge } = await sdk.charge.create({ correlationID: `charge-qr-${RUN}`, value: 700 });
+    const url = sdk.charge.getQrCode({ id: charge.paymentLinkID });
+    assert.equal(url, `https://api.woovi.com/openpix/charge/brcode/image/${charge.paymentLinkID}.png?size=1024`);
+    const res = await fetch(`${BASE_URL}/openpix/charge/brcode/image/${charge.paymentLinkID}.png?size=600`, {
       headers: { Authorization: APP_ID },
       signal: AbortSignal.timeout(15_000),
     });
@@ -851,6 +853,11 @@ describe('extra: QR image, webhooks, subscriptions, payments, subaccount transfe
     assert.match(res.headers.get('content-type') || '', /image\/png/);
     const buf = Buffer.from(await res.arrayBuffer());
     assert.deepEqual([...buf.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a], 'PNG signature');
+    if (S.charge) { // paid earlier in the suite: its image is refused, with a reason
+      const paid = await fetch(`${BASE_URL}/openpix/charge/brcode/image/${S.charge.paymentLinkID}.png?size=600`, { signal: AbortSignal.timeout(15_000) });
+      assert.equal(paid.status, 400);
+      assert.match((await paid.json()).error, /no longer shown/);
+    }
   });
 
   it('webhook.create (wrapped body) / list with url filter; a new charge is delivered, signed (standardwebhooks, RSA)', T, async () => {
