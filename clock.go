@@ -32,6 +32,10 @@ func (c *ManualClock) Now() time.Time {
 	return c.now
 }
 
+// wall is the base clock's time, without the offset: what a receiver's clock reads while
+// the sandbox clock has been moved (signWebhook's timestamp).
+func (c *OffsetClock) wall() time.Time { return c.base.Now() }
+
 // Advance moves the clock forward by d and returns the new time.
 func (c *ManualClock) Advance(d time.Duration) time.Time {
 	c.mu.Lock()

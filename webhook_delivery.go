@@ -424,13 +424,26 @@ func (s *Service) sendWebhook(ctx context.Context, w Webhook, msgID string, body
 	if err != nil {
 		return WebhookResponse{}, err
 	}
-	h, err := signWebhook(key, w, msgID, s.now(), body)
+	h, err := signWebhook(key, w, msgID, s.signedAt(), body)
 	if err != nil {
 		return WebhookResponse{}, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.core.webhooks.timeout)
 	defer cancel()
 	return s.core.webhooks.sender.SendWebhook(ctx, WebhookRequest{URL: w.URL, Header: h, Body: body})
+}
+
+// signedAt is the time a delivery's webhook-timestamp carries: the Service's time, except
+// on an OffsetClock (the sandbox server's), where it is the time without the offset. A
+// receiver checks the timestamp against its own clock (VerifyWebhook, the standardwebhooks
+// packages: five minutes either way), which the sandbox clock's moves do not move; stamped
+// with the moved time, every delivery after a move failed verification. The payload's
+// times are the Service's, moved.
+func (s *Service) signedAt() time.Time {
+	if c, ok := s.core.clock.(interface{ wall() time.Time }); ok {
+		return c.wall()
+	}
+	return s.now()
 }
 
 // signWebhook makes the headers of a delivery:
