@@ -213,14 +213,7 @@ func TestMigrateChargeIndexes(t *testing.T) {
 	}
 	plainBefore := record(plain.ID)
 	is.NoErr(st.Update(ctx, func(tx store.Tx) error { // as an older version stored it
-		r, err := tx.Get(collCharges, svc.company, c.ID)
-		if err != nil {
-			return err
-		}
-		for i, ix := range r.Indexes {
-			r.Indexes[i].Name = strings.Replace(ix.Name, "\x1fstatus:", "|status:", 1)
-		}
-		if err := tx.Put(collCharges, svc.company, r); err != nil {
+		if err := oldIndexNames(tx, svc.company, c.ID); err != nil {
 			return err
 		}
 		return tx.Delete(collMigrations, systemSpace, migrationChargeIndex1)
@@ -279,14 +272,7 @@ func TestMigrateChargeIndexes_Pages(t *testing.T) {
 	for chunk := range slices.Chunk(ids, 200) { // back to the old names
 		is.NoErr(st.Update(ctx, func(tx store.Tx) error {
 			for _, id := range chunk {
-				r, err := tx.Get(collCharges, svc.company, id)
-				if err != nil {
-					return err
-				}
-				for i, ix := range r.Indexes {
-					r.Indexes[i].Name = strings.Replace(ix.Name, "\x1fstatus:", "|status:", 1)
-				}
-				if err := tx.Put(collCharges, svc.company, r); err != nil {
+				if err := oldIndexNames(tx, svc.company, id); err != nil {
 					return err
 				}
 			}
@@ -304,4 +290,17 @@ func TestMigrateChargeIndexes_Pages(t *testing.T) {
 	svc, err = New(st, Options{Clock: clock}) // migrates
 	is.NoErr(err)
 	is.Equal(count(), same+spread) // every one renamed
+}
+
+// oldIndexNames stores the charge id of company with its status index names joined by
+// "|", as versions before migrationChargeIndex1 did.
+func oldIndexNames(tx store.Tx, company, id string) error {
+	r, err := tx.Get(collCharges, company, id)
+	if err != nil {
+		return err
+	}
+	for i, ix := range r.Indexes {
+		r.Indexes[i].Name = strings.Replace(ix.Name, "\x1fstatus:", "|status:", 1)
+	}
+	return tx.Put(collCharges, company, r)
 }
