@@ -2,6 +2,7 @@ package httpadapter_test
 
 import (
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -20,11 +21,11 @@ func TestTransactions(t *testing.T) {
 
 	t.Run("Get", func(t *testing.T) {
 		is := is.New(t)
-		for _, id := range []string{str(x, "transactionID"), str(x, "endToEndId")} {
+		for _, id := range []string{str(x, "transactionID"), str(x, "endToEndId"), url.PathEscape(str(x, "globalID"))} {
 			r := s.do(t, "GET", "/api/v1/transaction/"+id, s.appID, "")
 			mustStatus(t, is, r, http.StatusOK)
 			is.Equal(keys(r.body), []string{"transaction"})
-			is.Equal(str(r.body, "transaction", "endToEndId"), str(x, "endToEndId")) // by transactionID or endToEndId
+			is.Equal(str(r.body, "transaction", "endToEndId"), str(x, "endToEndId")) // by transactionID, endToEndId or globalID
 			is.Equal(str(r.body, "transaction", "globalID") != "", true)
 		}
 		r := s.do(t, "GET", "/api/v1/transaction/nope", s.appID, "")
