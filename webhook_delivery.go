@@ -138,7 +138,7 @@ func (s *Service) RunWebhooks(ctx context.Context) error {
 				}
 				defer wc.release(key, done)
 				co := &Service{core: s.core, company: e.Company}
-				if err := co.deliverWebhook(ctx, e.ID); err != nil {
+				if err := co.deliverWebhook(ctx, e.ID); err != nil && err != errNoSender {
 					s.core.log.Error("webhook delivery", "company", e.Company, "webhook", e.ID, "err", err)
 					fail(err)
 				}
@@ -234,6 +234,11 @@ func (w *webhookCore) release(key string, done chan struct{}) {
 	close(done)
 }
 
+// errNoSender is deliverWebhook's answer when the webhook has a URL and the Service no
+// WebhookSender: nothing was sent, and the webhook stays queued for a Service that has one.
+// It is not a failure; ServeWebhooks does not look again at once for it (it would spin).
+var errNoSender = errors.New("no WebhookSender")
+
 // deliverWebhook sends the webhook's events in order until one fails or none is left.
 func (s *Service) deliverWebhook(ctx context.Context, id string) error {
 	for range webhookPerPass {
@@ -245,7 +250,7 @@ func (s *Service) deliverWebhook(ctx context.Context, id string) error {
 			return err
 		}
 		if w.URL != "" && s.core.webhooks.sender == nil {
-			return nil // opened without a sender: it waits, queued, for a Service that has one
+			return errNoSender // opened without a sender: it waits, queued, for a Service that has one
 		}
 		start := time.Now()
 		var res WebhookResponse

@@ -111,11 +111,11 @@ func (d *webhookDispatch) start(ctx context.Context, wc *webhookCore, e webhookQ
 	d.wg.Go(func() {
 		co := &Service{core: d.svc.core, company: e.Company}
 		err := co.deliverWebhook(ctx, e.ID)
-		if err != nil && ctx.Err() == nil {
+		if err != nil && err != errNoSender && ctx.Err() == nil {
 			d.svc.core.log.Error("webhook delivery", "company", e.Company, "webhook", e.ID, "err", err)
 		}
 		wc.release(key, done)
-		d.ended(e.Company, err == nil) // after a failure, the next tick looks again, not at once
+		d.ended(e.Company, err == nil) // after a failure, or with nothing sent, the next tick looks again, not at once
 	})
 	return true
 }
