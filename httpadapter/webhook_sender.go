@@ -100,10 +100,44 @@ func refusePrivate(network, address string, _ syscall.RawConn) error {
 	return nil
 }
 
-var cgnat = netip.MustParsePrefix("100.64.0.0/10")
+// notGlobal are the special-purpose ranges (IANA's registries) that are not globally
+// reachable and that netip's predicates do not name: a public webhook has no business
+// there, and some lead inside a network (an IPv4 address behind a NAT64 or 6to4 prefix).
+var notGlobal = func() []netip.Prefix {
+	var out []netip.Prefix
+	for _, p := range []string{
+		"0.0.0.0/8",       // "this network"
+		"100.64.0.0/10",   // carrier-grade NAT
+		"192.0.0.0/24",    // IETF protocol assignments
+		"192.0.2.0/24",    // documentation (TEST-NET-1)
+		"198.18.0.0/15",   // benchmarking
+		"198.51.100.0/24", // documentation (TEST-NET-2)
+		"203.0.113.0/24",  // documentation (TEST-NET-3)
+		"240.0.0.0/4",     // reserved, and the broadcast address
+		"64:ff9b::/96",    // NAT64 to IPv4
+		"64:ff9b:1::/48",  // local NAT64
+		"100::/64",        // discard
+		"2001::/23",       // IETF protocol assignments (Teredo among them)
+		"2001:db8::/32",   // documentation
+		"2002::/16",       // 6to4, an IPv4 address inside
+	} {
+		out = append(out, netip.MustParsePrefix(p))
+	}
+	return out
+}()
 
+// publicAddr reports whether a webhook may be delivered to a: a globally reachable unicast
+// address.
 func publicAddr(a netip.Addr) bool {
 	a = a.Unmap()
-	return a.IsValid() && !a.IsLoopback() && !a.IsPrivate() && !a.IsLinkLocalUnicast() && !a.IsLinkLocalMulticast() &&
-		!a.IsInterfaceLocalMulticast() && !a.IsMulticast() && !a.IsUnspecified() && !cgnat.Contains(a)
+	if !a.IsValid() || a.IsLoopback() || a.IsPrivate() || a.IsLinkLocalUnicast() || a.IsLinkLocalMulticast() ||
+		a.IsInterfaceLocalMulticast() || a.IsMulticast() || a.IsUnspecified() {
+		return false
+	}
+	for _, p := range notGlobal {
+		if p.Contains(a) {
+			return false
+		}
+	}
+	return true
 }
