@@ -98,6 +98,11 @@ func (t *txn) cashbackRejected(r Refund) error {
 	if err != nil {
 		return err
 	}
+	if len(cbs) == 0 { // paid by a version without the index: look through them all
+		if cbs, err = t.cashbacksPaidBy(r.RefundID); err != nil {
+			return err
+		}
+	}
 	for _, cb := range cbs {
 		if cb.Kind == CashbackExclusive {
 			cb.Status, cb.RefundID, cb.Payment = CashbackPending, "", ""
@@ -110,6 +115,27 @@ func (t *txn) cashbackRejected(r Refund) error {
 		}
 	}
 	return nil
+}
+
+// cashbacksPaidBy finds, page by page through every cashback of the company, those the
+// devolution refundID pays: for a cashback paid before cashbackRefundIndex existed, whose
+// devolution the bank rejects after an upgrade.
+func (t *txn) cashbacksPaidBy(refundID string) ([]Cashback, error) {
+	var out []Cashback
+	for skip := 0; ; skip += MaxLimit {
+		page, _, err := list[Cashback](t, collCashbacks, store.Query{Index: indexAll, Skip: skip, Limit: MaxLimit, NoTotal: true}, nil)
+		if err != nil {
+			return nil, err
+		}
+		for _, cb := range page {
+			if cb.Status == CashbackPaid && cb.RefundID == refundID {
+				out = append(out, cb)
+			}
+		}
+		if len(page) < MaxLimit {
+			return out, nil
+		}
+	}
 }
 
 // cashbackRefundPrefix begins the correlationID of a cashback's devolution, followed by

@@ -283,6 +283,45 @@ func TestService_CashbackRejected(t *testing.T) {
 	})
 }
 
+// TestService_CashbackRejected_PaidBefore: a cashback paid by a version that did not index
+// cashbacks by their devolution, whose devolution the bank rejects after the upgrade, is
+// found all the same and owed again.
+func TestService_CashbackRejected_PaidBefore(t *testing.T) {
+	is := is.New(t)
+	st := memory.New()
+	clock := payments.NewManualClock(t0)
+	svc, err := payments.New(st, payments.Options{Clock: clock, Rail: payments.NewSandboxRail(clock, 5*time.Minute),
+		DefaultCompany: payments.CompanyParams{Name: "Loja"}})
+	is.NoErr(err)
+	e := env{svc: svc, clock: clock, store: st}
+	_, _, err = svc.GetOrCreateExclusiveCashback(ctx, "11144477735", payments.SandboxValueNotEnoughBalance)
+	is.NoErr(err)
+	pay(t, e, createCharge(t, e, payments.CreateChargeParams{CorrelationID: "fid", Value: 2000, EnableCashbackExclusivePercentage: true,
+		Customer: &payments.CreateCustomerParams{Name: "Bia", TaxID: "11144477735"}}))
+	b, err := svc.GetCashbackBalance(ctx, "11144477735")
+	is.NoErr(err)
+	is.Equal(b.Balance, int64(0))                     // on its way: the devolution settles in five minutes
+	is.NoErr(st.Update(ctx, func(tx store.Tx) error { // as the older version stored it: no refund index
+		p, err := tx.List("cashbacks", payments.DefaultCompanyID, store.Query{Index: "all", Limit: 10})
+		if err != nil {
+			return err
+		}
+		for _, r := range p.Records {
+			r.Indexes = r.Indexes[:1] // creation only
+			if err := tx.Put("cashbacks", payments.DefaultCompanyID, r); err != nil {
+				return err
+			}
+		}
+		return nil
+	}))
+	clock.Advance(6 * time.Minute)
+	is.NoErr(svc.RunDue(ctx)) // the bank rejects it
+	b, err = svc.GetCashbackBalance(ctx, "11144477735")
+	is.NoErr(err)
+	is.Equal(b, payments.CashbackBalance{Balance: payments.SandboxValueNotEnoughBalance, Status: payments.CashbackPending}) // owed again
+	audit(t, svc)
+}
+
 func TestService_Cashback(t *testing.T) {
 	eachStore(t, func(t *testing.T, e env) {
 		t.Run("Percentage", func(t *testing.T) {
