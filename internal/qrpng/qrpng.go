@@ -42,8 +42,8 @@ var ErrContent = errors.New("qrpng: content cannot be encoded as a QR code")
 // Renderer renders and caches QR PNGs. It is safe for concurrent use.
 // Concurrent requests for the same uncached content and size render once.
 //
-// Renders are bounded: at most Renders run at once (half the processors, at least one),
-// and at most MaxWaiting more callers wait for a turn; a caller beyond those gets ErrBusy
+// Renders are bounded: at most half the processors (at least one) render at once, and at
+// most MaxWaiting more callers wait for a turn; a caller beyond those gets ErrBusy
 // at once. A render takes milliseconds of CPU and, at the largest size, about a megabyte
 // of memory, and the public image URL needs no credentials: without the bound, requests
 // for one link at a thousand different sizes (each a cache miss) took a server's memory
@@ -154,6 +154,10 @@ func (r *Renderer) PNGContext(ctx context.Context, content string, size int) ([]
 		if c, ok := r.inflight[k]; ok {
 			r.stats.Shared++
 			r.mu.Unlock()
+			if turn { // another caller renders it: the turn is not needed
+				<-r.slots
+				turn = false
+			}
 			select {
 			case <-c.done:
 				return c.png, c.err
