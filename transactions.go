@@ -254,20 +254,15 @@ func (s *Service) GetTransaction(ctx context.Context, id string) (Transaction, e
 func (t *txn) findTransaction(id string) (Transaction, error) {
 	var x Transaction
 	rid, err := t.getByKey(collTransactions, "transactionID:"+id, "transaction", &x)
-	if ok, err2 := found(err); err2 != nil || !ok {
-		if err2 != nil {
-			return Transaction{}, err2
-		}
-		rid, err = t.getByKey(collTransactions, "endToEndId:"+id, "transaction", &x)
-		if ok, err2 := found(err); err2 != nil || !ok {
-			if err2 != nil {
-				return Transaction{}, err2
-			}
-			return t.transactionByGlobalID(id, err)
-		}
+	if ok, err := found(err); err != nil || ok {
+		x.ID = rid
+		return x, err
 	}
-	x.ID = rid
-	return x, nil
+	x, err = t.transactionByEndToEnd(id)
+	if ErrorCode(err) != ENOTFOUND {
+		return x, err
+	}
+	return t.transactionByGlobalID(id, err)
 }
 
 // transactionByEndToEnd is the transaction with the endToEndId e2e, and only that: what
