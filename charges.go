@@ -253,16 +253,13 @@ func (t *txn) createCharge(p CreateChargeParams) (Charge, error) {
 	// Stored without what present derives (links, paymentMethods): reads, far more
 	// frequent than creates, decode less.
 	pr = pr.of(c)
-	if err := t.insertCharge(c, pr); err != nil {
+	if err := t.insertCharge(c, pr); err != nil { // with its link: the public QR image, and how the company finds it
 		if ErrorCode(err) == ECONFLICT && ErrorField(err) == "correlationID" {
 			return Charge{}, conflict("correlationID", "a charge with correlationID %q already exists", corr)
 		}
 		return Charge{}, err
 	}
 	if err := t.scheduleExpiry(c.ExpiresDate); err != nil {
-		return Charge{}, err
-	}
-	if err := t.addChargeLink(c); err != nil { // the public QR image, and how the company finds it
 		return Charge{}, err
 	}
 	t.present(&c)
@@ -626,11 +623,16 @@ func (t *txn) findCharge(id string) (Charge, error) {
 // addChargeLink records the paymentLinkID of the new charge c in the system space, with
 // its company and id (see collPaymentLinks).
 func (t *txn) addChargeLink(c Charge) error {
-	r, err := encode(c.PaymentLinkID, paymentLink{Company: t.company, Kind: linkCharge, ID: c.ID}, nil, nil)
+	r, err := t.chargeLinkRecord(c)
 	if err != nil {
 		return err
 	}
 	return storeErr(t.tx.Insert(collPaymentLinks, systemSpace, r), "payment link")
+}
+
+// chargeLinkRecord is the paymentlinks record of the charge c (addChargeLink).
+func (t *txn) chargeLinkRecord(c Charge) (store.Record, error) {
+	return encode(c.PaymentLinkID, paymentLink{Company: t.company, Kind: linkCharge, ID: c.ID}, nil, nil)
 }
 
 // chargeByLink returns the charge of this company with the paymentLinkID id, found through

@@ -125,7 +125,10 @@ func (t *txn) emitJSON(name string, data []byte) error {
 // number (eventTimeSort), for ResendWebhookEvents.
 func eventNameIndex(name string) string { return "name:" + name }
 
-func eventTimeSort(at time.Time, seq uint64) string { return sortTime(at) + "|" + seqID(seq) }
+func eventTimeSort(at time.Time, seq uint64) string {
+	b := at.UTC().AppendFormat(make([]byte, 0, len(sortTimeLayout)+1+seqDigits), sortTimeLayout)
+	return string(appendSeq(append(b, '|'), seq))
+}
 
 // eventJSON is the stored form of an Event, written out directly: marshalling an Event
 // would scan data, already valid JSON, a second time. The payload, a JSON object, gets
@@ -154,8 +157,22 @@ func eventJSON(seq uint64, name string, at time.Time, data []byte) ([]byte, erro
 	return append(b, '}'), nil
 }
 
-// seqID formats a sequence number so that bytewise order is numeric order.
-func seqID(n uint64) string { return fmt.Sprintf("%020d", n) }
+// seqID formats a sequence number so that bytewise order is numeric order: seqDigits
+// digits, zero-padded.
+func seqID(n uint64) string { return string(appendSeq(make([]byte, 0, seqDigits), n)) }
+
+// seqDigits is the width of seqID, the digits of the largest uint64.
+const seqDigits = 20
+
+// appendSeq appends n as seqID writes it.
+func appendSeq(b []byte, n uint64) []byte {
+	var d [seqDigits]byte
+	for i := len(d) - 1; i >= 0; i-- {
+		d[i] = byte('0' + n%10)
+		n /= 10
+	}
+	return append(b, d[:]...)
+}
 
 // Events returns up to limit events of the company with a sequence number greater than
 // after, oldest first. Start with after = 0 and pass the last Seq seen to continue. The

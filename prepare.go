@@ -31,8 +31,11 @@ type chargePrep struct {
 	company []byte    // the company record the charge was built from
 	charge  Charge    // built (buildCharge), without a linked customer
 
-	stored Charge // as stored, with its customer
-	data   []byte // stored, encoded
+	stored  Charge // as stored, with its customer
+	data    []byte // stored, encoded
+	keys    []string
+	indexes []store.Index
+	link    store.Record // its paymentlinks record (addChargeLink)
 
 	owner   eventCompany // the company and account the payload shows
 	account Account
@@ -79,7 +82,11 @@ func (t *txn) prepareCharge(p CreateChargeParams) *chargePrep {
 	if prep.data, err = marshal(c); err != nil {
 		return prep
 	}
-	prep.stored = c
+	if prep.link, err = t.chargeLinkRecord(c); err != nil {
+		prep.data = nil
+		return prep
+	}
+	prep.stored, prep.keys, prep.indexes = c, c.keys(), c.indexes()
 	t.present(&c)
 	co, acct, err := t.eventOwner()
 	if err != nil {
@@ -183,13 +190,20 @@ func (pr *chargePrep) of(c Charge) *chargePrep {
 	return pr
 }
 
-// insertCharge stores a new charge c, with pr's encoding if pr is not nil (see of).
+// insertCharge stores a new charge c with its paymentlinks record, with pr's encodings,
+// keys and index entries if pr is not nil (see of).
 func (t *txn) insertCharge(c Charge, pr *chargePrep) error {
 	if pr == nil {
-		return t.insert(collCharges, c.ID, "charge", c, c.keys(), c.indexes())
+		if err := t.insert(collCharges, c.ID, "charge", c, c.keys(), c.indexes()); err != nil {
+			return err
+		}
+		return t.addChargeLink(c)
 	}
-	r := store.Record{ID: c.ID, Data: pr.data, Keys: c.keys(), Indexes: c.indexes()}
-	return storeErr(t.tx.Insert(collCharges, t.company, r), "charge")
+	r := store.Record{ID: c.ID, Data: pr.data, Keys: pr.keys, Indexes: pr.indexes}
+	if err := storeErr(t.tx.Insert(collCharges, t.company, r), "charge"); err != nil {
+		return err
+	}
+	return storeErr(t.tx.Insert(collPaymentLinks, systemSpace, pr.link), "payment link")
 }
 
 // emitChargePrepared is emitCharge with pr's payload, if pr is not nil (see insertCharge)

@@ -95,3 +95,35 @@ func TestCreateCharge_PreparationForOtherParams(t *testing.T) {
 	is.NoErr(err)
 	is.Equal(got.Value, int64(2500)) // stored as asked
 }
+
+// A prepared charge is stored as one built in its transaction: the same keys and index
+// entries, and the same paymentlinks record.
+func TestCreateCharge_PreparedRecords(t *testing.T) {
+	is := is.New(t)
+	ctx := context.Background()
+	svc, err := New(memory.New(), Options{})
+	is.NoErr(err)
+	now := svc.now()
+	p := CreateChargeParams{CorrelationID: "prepared", Value: 1990, Comment: "Pedido"}
+	p.ids = svc.core.ids.chargeIDs(now)
+	p.prep = svc.prepareCharge(ctx, now, p)
+	is.True(p.prep != nil && p.prep.data != nil) // prepared in full
+	err = svc.updateAt(ctx, now, func(t *txn) error {
+		c, err := t.createCharge(p)
+		if err != nil {
+			return err
+		}
+		r, err := t.tx.Get(collCharges, t.company, c.ID)
+		is.NoErr(err)
+		is.Equal(r.Keys, p.prep.stored.keys())       // the keys the charge has
+		is.Equal(r.Indexes, p.prep.stored.indexes()) // its index entries
+		want, err := t.chargeLinkRecord(p.prep.stored)
+		is.NoErr(err)
+		got, err := t.tx.Get(collPaymentLinks, systemSpace, c.PaymentLinkID)
+		is.NoErr(err)
+		is.Equal(string(got.Data), string(want.Data)) // its link, naming company and charge
+		is.True(strings.Contains(string(got.Data), c.ID))
+		return nil
+	})
+	is.NoErr(err)
+}
