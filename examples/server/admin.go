@@ -59,6 +59,8 @@ func checkAdminAddr(addr string, allowRemote bool) error {
 //	payments_http_request_duration_seconds{route}      their latency
 //	payments_store_commit_calls                        Update calls per bbolt group commit
 //	payments_store_commit_duration_seconds             one group commit, transaction to disk
+//	payments_store_commit_write_seconds                the part of it writing and syncing the file
+//	payments_store_commit_written_bytes                the pages one group commit wrote
 //	payments_webhook_attempts_total{outcome}           delivery attempts: delivered, retry
 //	                                                   (failed, tried again), gave_up, disabled
 //	payments_outbox_lag_seconds                        age of the oldest event owed to a webhook
@@ -73,6 +75,8 @@ type metrics struct {
 	latency       *prometheus.HistogramVec
 	commitCalls   prometheus.Histogram
 	commitLatency prometheus.Histogram
+	commitWrite   prometheus.Histogram
+	commitBytes   prometheus.Histogram
 	attempts      *prometheus.CounterVec
 }
 
@@ -94,6 +98,14 @@ func newMetrics() *metrics {
 			Name: "payments_store_commit_duration_seconds", Help: "One bbolt group commit, from its transaction's start to its sync.",
 			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1},
 		}),
+		commitWrite: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name: "payments_store_commit_write_seconds", Help: "The part of one bbolt group commit spent writing its pages and meta page to the file and syncing them (two fdatasyncs): the disk's share of payments_store_commit_duration_seconds.",
+			Buckets: []float64{.0001, .00025, .0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1},
+		}),
+		commitBytes: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name: "payments_store_commit_written_bytes", Help: "Bytes of pages one bbolt group commit wrote (every page a changed key touched, leaf to root), the meta page left out.",
+			Buckets: prometheus.ExponentialBuckets(4096, 2, 13), // 4 KiB .. 16 MiB
+		}),
 		attempts: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "payments_webhook_attempts_total", Help: "Webhook delivery attempts by outcome: delivered, retry (failed, tried again later), gave_up (failed the last attempt), disabled (410 Gone).",
 		}, []string{"outcome"}),
@@ -101,7 +113,7 @@ func newMetrics() *metrics {
 	for _, o := range []string{"delivered", "retry", "gave_up", "disabled"} {
 		m.attempts.WithLabelValues(o) // every outcome shows, at 0 until it happens
 	}
-	m.reg.MustRegister(m.requests, m.latency, m.commitCalls, m.commitLatency, m.attempts,
+	m.reg.MustRegister(m.requests, m.latency, m.commitCalls, m.commitLatency, m.commitWrite, m.commitBytes, m.attempts,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -125,6 +137,8 @@ func (m *metrics) onCommit() func(bolt.CommitInfo) {
 	return func(c bolt.CommitInfo) {
 		m.commitCalls.Observe(float64(c.Calls))
 		m.commitLatency.Observe(c.Duration.Seconds())
+		m.commitWrite.Observe(c.Write.Seconds())
+		m.commitBytes.Observe(float64(c.Written))
 	}
 }
 

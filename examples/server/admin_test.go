@@ -102,6 +102,8 @@ func TestRun_Admin(t *testing.T) {
 		`payments_http_request_duration_seconds_count{route="GET /api/v1/charge/{id}"} 2`,
 		`payments_store_commit_calls_count`,
 		`payments_store_commit_duration_seconds_bucket`,
+		`payments_store_commit_write_seconds_bucket`,
+		`payments_store_commit_written_bytes_bucket`,
 		`payments_webhook_attempts_total{outcome="gave_up"} 0`,
 		"payments_outbox_lag_seconds 0",
 		"payments_outbox_lag_webhooks 0",
@@ -114,6 +116,8 @@ func TestRun_Admin(t *testing.T) {
 	is.True(!strings.Contains(body, `route="/api/v1/charge/a1"`)) // no raw paths as labels
 	commits := regexp.MustCompile(`payments_store_commit_calls_sum (\d+)`).FindStringSubmatch(body)
 	is.True(commits != nil && commits[1] != "0") // commits were observed
+	written := regexp.MustCompile(`payments_store_commit_written_bytes_sum (\S+)`).FindStringSubmatch(body)
+	is.True(written != nil && written[1] != "0") // and what they wrote
 
 	status, body = get("/debug/pprof/")
 	is.Equal(status, 200)

@@ -117,9 +117,13 @@ func (w *writer) run(batch []*call) {
 		var res result
 		start := time.Now()
 		ok, wrote := 0, false
+		var stats bbolt.TxStats // what the commit wrote, read once it is on disk
 		err := w.db.Update(func(btx *bbolt.Tx) error {
 			tx := wrap(btx)
 			ok = 0
+			if w.onCommit != nil {
+				btx.OnCommit(func() { stats = btx.Stats() })
+			}
 			for i, c := range batch {
 				before := tx.writes
 				res = runCall(c, tx)
@@ -159,7 +163,7 @@ func (w *writer) run(batch []*call) {
 			return
 		default:
 			if w.onCommit != nil && wrote {
-				w.onCommit(CommitInfo{Calls: ok, Duration: time.Since(start)})
+				w.onCommit(CommitInfo{Calls: ok, Duration: time.Since(start), Written: stats.GetPageAlloc(), Write: stats.GetWriteTime()})
 			}
 			for i, c := range batch {
 				c.done <- results[i]

@@ -13,7 +13,8 @@ import (
 	"github.com/pixfoundry/payments/store/bolt"
 )
 
-// OnCommit sees every committed call once, in batches, and no failed one.
+// OnCommit sees every committed call once, in batches, and no failed one, with what each
+// commit wrote and the time writing it took.
 func TestOpenWith_OnCommit(t *testing.T) {
 	is := is.New(t)
 	var mu sync.Mutex
@@ -25,6 +26,9 @@ func TestOpenWith_OnCommit(t *testing.T) {
 		calls += c.Calls
 		if c.Calls < 1 || c.Duration <= 0 {
 			t.Errorf("commit of %d calls in %v", c.Calls, c.Duration)
+		}
+		if c.Written < 4096 || c.Write <= 0 || c.Write > c.Duration { // a page at least, written within the commit
+			t.Errorf("commit wrote %d bytes in %v of its %v", c.Written, c.Write, c.Duration)
 		}
 	}})
 	is.NoErr(err)
