@@ -69,8 +69,8 @@ type CommitInfo struct {
 	// changed key touched, from leaf to root, in each bucket), the meta page left out.
 	Written int64
 	// Write is the part of Duration spent writing those pages and the meta page to the file
-	// and syncing them (bbolt's WriteTime: two fdatasyncs). The rest is the calls' own work
-	// and bbolt laying out the pages.
+	// and syncing them (bbolt's WriteTime: two fdatasyncs, none with NoSync). The rest is
+	// the calls' own work and bbolt laying out the pages.
 	Write time.Duration
 }
 
