@@ -253,7 +253,7 @@ func (t *txn) createCharge(p CreateChargeParams) (Charge, error) {
 	// Stored without what present derives (links, paymentMethods): reads, far more
 	// frequent than creates, decode less.
 	pr = pr.of(c)
-	if err := t.insertCharge(c, pr); err != nil { // with its link: the public QR image, and how the company finds it
+	if err := t.insertCharge(c, pr); err != nil { // and its payment link
 		if ErrorCode(err) == ECONFLICT && ErrorField(err) == "correlationID" {
 			return Charge{}, conflict("correlationID", "a charge with correlationID %q already exists", corr)
 		}
@@ -620,17 +620,9 @@ func (t *txn) findCharge(id string) (Charge, error) {
 	return Charge{}, notFound("Charge not found")
 }
 
-// addChargeLink records the paymentLinkID of the new charge c in the system space, with
-// its company and id (see collPaymentLinks).
-func (t *txn) addChargeLink(c Charge) error {
-	r, err := t.chargeLinkRecord(c)
-	if err != nil {
-		return err
-	}
-	return storeErr(t.tx.Insert(collPaymentLinks, systemSpace, r), "payment link")
-}
-
-// chargeLinkRecord is the paymentlinks record of the charge c (addChargeLink).
+// chargeLinkRecord is the paymentlinks record of the new charge c: its paymentLinkID in
+// the system space, with its company and id (see collPaymentLinks), by which the public QR
+// image and its company find it.
 func (t *txn) chargeLinkRecord(c Charge) (store.Record, error) {
 	return encode(c.PaymentLinkID, paymentLink{Company: t.company, Kind: linkCharge, ID: c.ID}, nil, nil)
 }

@@ -35,7 +35,7 @@ type chargePrep struct {
 	data    []byte // stored, encoded
 	keys    []string
 	indexes []store.Index
-	link    store.Record // its paymentlinks record (addChargeLink)
+	link    store.Record // its paymentlinks record (chargeLinkRecord)
 
 	owner   eventCompany // the company and account the payload shows
 	account Account
@@ -190,20 +190,26 @@ func (pr *chargePrep) of(c Charge) *chargePrep {
 	return pr
 }
 
-// insertCharge stores a new charge c with its paymentlinks record, with pr's encodings,
-// keys and index entries if pr is not nil (see of).
+// insertCharge stores a new charge c and its paymentlinks record (see collPaymentLinks),
+// with pr's encodings, keys and index entries if pr is not nil (see of).
 func (t *txn) insertCharge(c Charge, pr *chargePrep) error {
+	var link store.Record
 	if pr == nil {
 		if err := t.insert(collCharges, c.ID, "charge", c, c.keys(), c.indexes()); err != nil {
 			return err
 		}
-		return t.addChargeLink(c)
+		var err error
+		if link, err = t.chargeLinkRecord(c); err != nil {
+			return err
+		}
+	} else {
+		r := store.Record{ID: c.ID, Data: pr.data, Keys: pr.keys, Indexes: pr.indexes}
+		if err := storeErr(t.tx.Insert(collCharges, t.company, r), "charge"); err != nil {
+			return err
+		}
+		link = pr.link
 	}
-	r := store.Record{ID: c.ID, Data: pr.data, Keys: pr.keys, Indexes: pr.indexes}
-	if err := storeErr(t.tx.Insert(collCharges, t.company, r), "charge"); err != nil {
-		return err
-	}
-	return storeErr(t.tx.Insert(collPaymentLinks, systemSpace, pr.link), "payment link")
+	return storeErr(t.tx.Insert(collPaymentLinks, systemSpace, link), "payment link")
 }
 
 // emitChargePrepared is emitCharge with pr's payload, if pr is not nil (see insertCharge)
