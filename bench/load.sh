@@ -11,6 +11,10 @@
 #   bash bench/load.sh                       # 5 s per measurement, 3 runs
 #   DURATION=10s RUNS=5 CONNS=64 bash bench/load.sh
 #   CASES=get_charge CONNS=64 bash bench/load.sh   # one case
+#   DB=memory: CASES=create_charge CONNS=64 bash bench/load.sh   # the server on memory
+#
+# DB is the server's -db (default a bbolt file in the temporary directory); memory: keeps
+# everything in memory, which shows what the service costs without a disk.
 #
 # Everything runs on 127.0.0.1; the servers and the database live in a temporary directory
 # and are removed at the end.
@@ -20,6 +24,7 @@ DURATION="${DURATION:-5s}"
 CONNS="${CONNS:-1 16 64}"
 RUNS="${RUNS:-3}"
 CASES="${CASES:-create_charge get_charge}"
+DB="${DB:-}"
 
 if ! command -v wrk >/dev/null; then
   echo "installing wrk (Debian package)" >&2
@@ -41,7 +46,7 @@ go build -o "$tmp/server" ./examples/server
 go build -o "$tmp/bare" ./bench/bare
 port=$(freeport)
 base="http://127.0.0.1:$port"
-"$tmp/server" -addr "127.0.0.1:$port" -db "$tmp/payments.db" -sandbox=false >"$tmp/out" 2>"$tmp/err" &
+"$tmp/server" -addr "127.0.0.1:$port" -db "${DB:-$tmp/payments.db}" -sandbox=false >"$tmp/out" 2>"$tmp/err" &
 server_pid=$!
 bare_port=$(freeport)
 bare_base="http://127.0.0.1:$bare_port"
@@ -87,7 +92,7 @@ measure() {
 
 median() { sort -g | awk '{v[NR]=$1} END {if (NR%2) print v[(NR+1)/2]; else print (v[NR/2]+v[NR/2+1])/2}'; }
 
-echo "runs=$RUNS duration=$DURATION per measurement; medians; ratio = server/bare requests/s (min-max over runs);"
+echo "server -db ${DB:-bbolt file}; runs=$RUNS duration=$DURATION per measurement; medians; ratio = server/bare requests/s (min-max over runs);"
 echo "cpu µs/req = CPU time of the serving process per request; cpu ratio = bare/server CPU per request"
 printf '%-13s %5s %11s %9s %9s %11s %7s %11s %9s %9s %9s\n' case conns "server r/s" p50 p99 "bare r/s" ratio "ratio range" "srv µs" "bare µs" "cpu ratio"
 for script in $CASES; do

@@ -13,8 +13,15 @@ import (
 	"github.com/pixfoundry/payments"
 	"github.com/pixfoundry/payments/store"
 	"github.com/pixfoundry/payments/store/bolt"
+	"github.com/pixfoundry/payments/store/memory"
 	"github.com/pixfoundry/payments/store/postgres"
 )
+
+// memoryDB is the -db value that keeps everything in the process's memory (store/memory):
+// nothing is written anywhere and everything is gone when the server stops. It is for
+// trying the API out and for measuring the service without a disk (bench/load.sh, DB=memory:),
+// never for money that matters.
+const memoryDB = "memory:"
 
 // isPostgres reports whether -db names a PostgreSQL database rather than a bbolt file.
 func isPostgres(db string) bool {
@@ -43,15 +50,19 @@ func checkPostgresURL(db string) error {
 }
 
 // openService opens the Service on -db: a bbolt file, which this process alone may use,
-// or a PostgreSQL database, which any number of server processes may share (webhook
-// deliveries are then leased, see payments.Options.WebhookLease). Closing the Service
-// closes the database. onCommit observes bbolt's group commits (metrics); nil for none.
+// a PostgreSQL database, which any number of server processes may share (webhook
+// deliveries are then leased, see payments.Options.WebhookLease), or memory (memoryDB).
+// Closing the Service closes the database. onCommit observes bbolt's group commits
+// (metrics); nil for none.
 func openService(ctx context.Context, db string, onCommit func(bolt.CommitInfo), opts payments.Options) (*payments.Service, func() error, error) {
 	var st store.Store
 	var err error
-	if isPostgres(db) {
+	switch {
+	case isPostgres(db):
 		st, err = postgres.Open(ctx, db)
-	} else {
+	case db == memoryDB:
+		st = memory.New()
+	default:
 		st, err = bolt.OpenWith(db, bolt.Options{OnCommit: onCommit})
 	}
 	if err != nil {

@@ -5,6 +5,8 @@
 //
 // -db may instead be a PostgreSQL URL (postgres://user@host:5432/database): then any
 // number of server processes may serve the same database at once (see store/postgres).
+// -db memory: keeps everything in the process's memory and nothing anywhere else: for
+// trying the API out, never for money that matters.
 //
 // On the first start with a new database it creates an application for the default
 // company and prints its App ID once, as one line on stdout:
@@ -173,7 +175,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 		fs.PrintDefaults()
 	}
 	fs.StringVar(&c.addr, "addr", "127.0.0.1:8080", "address to listen on")
-	fs.StringVar(&c.db, "db", "payments.db", "bbolt database file (created if missing), or a PostgreSQL URL postgres://user@host:port/database shared by several servers")
+	fs.StringVar(&c.db, "db", "payments.db", "bbolt database file (created if missing), a PostgreSQL URL postgres://user@host:port/database shared by several servers, or memory: (nothing kept: everything is lost when the server stops)")
 	fs.StringVar(&c.baseURL, "base-url", "", "public base URL used in returned links (default http://<listen address>)")
 	fs.StringVar(&c.vendor, "vendor", payments.DefaultVendor, "vendor name in event names and the legacy /api/<vendor>/v1 prefix")
 	fs.StringVar(&c.pixKey, "pix-key", "", "the default company's Pix key (default: a random key on first start, then unchanged)")
@@ -216,6 +218,8 @@ func (c config) check() error {
 		if err := checkPostgresURL(c.db); err != nil {
 			return badFlag("-db %q %v", redactDB(c.db), err) // never the password
 		}
+	} else if c.db == memoryDB {
+		// nothing to check
 	} else if fi, err := os.Stat(c.db); err == nil && fi.IsDir() {
 		return badFlag("-db %q is a directory; name a file in it, e.g. %s", c.db, filepath.Join(c.db, "payments.db"))
 	}
@@ -390,6 +394,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 
 	if cfg.sandbox {
 		log.Info("sandbox routes are on: do not expose this server to real payers (-sandbox=false turns them off)")
+	}
+	if cfg.db == memoryDB {
+		log.Warn("-db memory: keeps nothing: every record is lost when the server stops")
 	}
 	log.Info("listening", "addr", ln.Addr().String(), "db", redactDB(cfg.db), "base_url", baseURL, "tick", cfg.tick)
 

@@ -333,6 +333,33 @@ func TestRun_BadTick(t *testing.T) {
 	is.True(err != nil) // so is one that is not a duration
 }
 
+// TestRun_Memory: -db memory: serves from memory, says it keeps nothing, writes no file,
+// and a restart starts from nothing (a new App ID, the charge gone).
+func TestRun_Memory(t *testing.T) {
+	is := is.New(t)
+	t.Chdir(t.TempDir())
+	srv := start(t, "-db", "memory:")
+	m := appIDLine.FindStringSubmatch(srv.stdout.String())
+	is.True(m != nil) // a fresh store: a new application
+	is.True(strings.Contains(srv.stderr.String(), "keeps nothing"))
+	status, body := call(t, "POST", srv.base+"/api/v1/charge", m[1], `{"correlationID":"c1","value":100}`)
+	is.Equal(status, http.StatusOK)
+	is.Equal(body["charge"].(map[string]any)["value"], 100.0)
+	status, _ = call(t, "GET", srv.base+"/api/v1/charge/c1", m[1], "")
+	is.Equal(status, http.StatusOK)
+	is.NoErr(srv.stop())
+	files, err := os.ReadDir(".")
+	is.NoErr(err)
+	is.Equal(len(files), 0) // nothing written
+
+	srv = start(t, "-db", "memory:")
+	m2 := appIDLine.FindStringSubmatch(srv.stdout.String())
+	is.True(m2 != nil && m2[1] != m[1]) // started from nothing
+	status, body = call(t, "GET", srv.base+"/api/v1/charge/c1", m2[1], "")
+	is.Equal(status, http.StatusBadRequest) // the wire's "not found" for a charge
+	is.Equal(body["error"], "Charge not found")
+}
+
 // TestRun_IdentityOnRestart: -pix-key and -merchant-* given on a later start apply to new
 // charges.
 func TestRun_IdentityOnRestart(t *testing.T) {
