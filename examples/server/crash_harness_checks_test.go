@@ -18,16 +18,39 @@ import (
 	"time"
 
 	"github.com/pixfoundry/payments"
+	"github.com/pixfoundry/payments/store/postgres"
 )
 
-// audit opens the file (the server is down) and checks the ledger.
+// open opens the harness's database as a Service of the default company, as a process of
+// its own would (the server is down): the bbolt file, or the PostgreSQL schema.
+func (h *crashRun) open() (*payments.Service, func(), error) {
+	if !isPostgres(h.db) {
+		svc, err := payments.Open(h.db, payments.Options{})
+		if err != nil {
+			return nil, nil, err
+		}
+		return svc, func() { svc.Close() }, nil
+	}
+	st, err := postgres.Open(context.Background(), h.db)
+	if err != nil {
+		return nil, nil, err
+	}
+	svc, err := payments.New(st, payments.Options{})
+	if err != nil {
+		st.Close()
+		return nil, nil, err
+	}
+	return svc, func() { st.Close() }, nil
+}
+
+// audit opens the database (the server is down) and checks the ledger.
 func (h *crashRun) audit(when string) {
 	t := h.t
-	svc, err := payments.Open(h.db, payments.Options{})
+	svc, closeDB, err := h.open()
 	if err != nil {
-		t.Fatalf("%s: opening the file: %v", when, err)
+		t.Fatalf("%s: opening the database: %v", when, err)
 	}
-	defer svc.Close()
+	defer closeDB()
 	rep, err := svc.Audit(context.Background())
 	if err != nil {
 		t.Fatalf("%s: audit: %v", when, err)
@@ -280,7 +303,7 @@ func (h *crashRun) settle() {
 	}
 }
 
-// checkDelivered stops the server, checks on the file that every committed change has its
+// checkDelivered stops the server, checks on the database that every committed change has its
 // events and the ledger audits clean, then starts the server again and waits until every
 // such event has reached the receiver at least once (failing after a minute without
 // progress).
@@ -323,16 +346,16 @@ func (h *crashRun) checkDelivered() {
 	h.proc.Wait()
 }
 
-// checkEvents reads every event from the file and checks each committed operation has
+// checkEvents reads every event from the database and checks each committed operation has
 // its events; it returns the webhook-ids the receiver must see: one per event of a name a
 // webhook is registered for.
 func (h *crashRun) checkEvents() []string {
 	t := h.t
-	svc, err := payments.Open(h.db, payments.Options{})
+	svc, closeDB, err := h.open()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer svc.Close()
+	defer closeDB()
 	byName := map[string]map[string]bool{} // event name -> every JSON string in its payloads, quoted
 	var want []string
 	for after := uint64(0); ; {

@@ -16,9 +16,11 @@ import (
 	"time"
 
 	"github.com/pixfoundry/payments"
+	"github.com/pixfoundry/payments/store/postgres/pgtest"
 )
 
-// The crash harness (TestCrash_Harness) runs the server binary on one bbolt file through
+// The crash harness (TestCrash_Harness) runs the server binary on one bbolt file (and
+// TestCrash_HarnessPostgres on one PostgreSQL schema) through
 // many cycles of: concurrent money movements from several clients (charges created and
 // paid through the sandbox, refunds, outgoing payments created and approved, transfers
 // between accounts, subaccount credits and transfers between subaccounts), SIGKILL after a
@@ -115,12 +117,34 @@ func TestCrash_Harness(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and kills a server process")
 	}
-	cycles := envInt(t, "PAYMENTS_CRASH_CYCLES", crashCyclesDefault)
+	bin, db := buildServer(t)
+	runCrashHarness(t, bin, db, envInt(t, "PAYMENTS_CRASH_CYCLES", crashCyclesDefault))
+}
+
+// TestCrash_HarnessPostgres is the crash harness with the server on PostgreSQL (a schema of
+// its own on the server of PAYMENTS_POSTGRES_URL; skipped without it), for
+// PAYMENTS_CRASH_CYCLES_POSTGRES cycles. The kill there ends the process and its
+// connections, and PostgreSQL rolls back what they had not committed: it checks the
+// store's side of the promise, that what the server acknowledged had committed and that a
+// retry finds what the first attempt committed. A delivery the kill cut off stays leased
+// to the dead process (payments.Options.WebhookLease, about the -webhook-timeout on a
+// shared store) until the clock passes the lease, as checkDelivered moves it.
+func TestCrash_HarnessPostgres(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and kills a server process")
+	}
+	db := pgtest.URL(t)
+	bin, _ := buildServer(t)
+	runCrashHarness(t, bin, db, envInt(t, "PAYMENTS_CRASH_CYCLES_POSTGRES", crashCyclesDefault))
+}
+
+// runCrashHarness runs the harness's cycles with the server binary bin on db (a bbolt
+// file or a PostgreSQL URL).
+func runCrashHarness(t *testing.T, bin, db string, cycles int) {
 	seed := uint64(envInt(t, "PAYMENTS_CRASH_SEED", int(time.Now().UnixNano()%1e9)))
 	t.Logf("crash harness: %d cycles, PAYMENTS_CRASH_SEED=%d", cycles, seed)
 	start := time.Now()
 
-	bin, db := buildServer(t)
 	h := &crashRun{t: t, bin: bin, db: db, charges: map[string]*crashCharge{}, refunds: map[string]*crashRefund{},
 		payments: map[string]*crashPayment{}, transfers: map[string]*crashTransfer{}, rcv: newCrashReceiver(t)}
 	h.base, h.appID, h.proc = startProcess(t, bin, db, true)
