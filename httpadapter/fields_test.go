@@ -22,7 +22,7 @@ var (
 	pixTransactionRefund = []string{"value", "correlationID", "refundId", "returnIdentification", "comment"}
 	pixQRCodeFields      = []string{"name", "value", "comment", "correlationID", "identifier", "paymentLinkID", "brCode", "createdAt", "updatedAt"}
 	transactionFields    = []string{"customer", "payer", "charge", "withdraw", "infoPagador", "value", "time", "transactionID",
-		"type", "endToEndId", "globalID"}
+		"type", "endToEndId", "endToEndID", "globalID"}
 	transactionChargeFields = []string{"status", "customer", "correlationID", "createdAt", "updatedAt"}
 )
 
@@ -89,6 +89,7 @@ func TestFieldsPresent(t *testing.T) {
 			is.Equal(get(v, "withdraw"), nil) // null: no withdrawals in this version
 			is.Equal(get(v, "payer"), nil)
 			is.Equal(str(v, "infoPagador"), "")
+			is.Equal(str(v, "endToEndID"), x.EndToEndID) // the legacy name, beside endToEndId
 		}
 	})
 	t.Run("Refunds", func(t *testing.T) {

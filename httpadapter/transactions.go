@@ -10,14 +10,17 @@ import (
 
 // transactionView is a transaction as the wire shows it: withdraw is the withdrawal of a
 // WITHDRAW transaction and null on every other, as the spec lists it on every transaction;
-// webhookSent is the webhook audit, [] when there is none.
+// webhookSent is the webhook audit, [] when there is none; endToEndID is endToEndId again,
+// under the legacy name the real API still sends beside it (clients written against it may
+// read either).
 type transactionView struct {
 	payments.Transaction
-	WebhookSent []payments.WebhookSent `json:"webhookSent"`
+	WebhookSent      []payments.WebhookSent `json:"webhookSent"`
+	LegacyEndToEndID string                 `json:"endToEndID"`
 }
 
 func viewTransaction(x payments.Transaction) transactionView {
-	v := transactionView{Transaction: x, WebhookSent: x.WebhookSent}
+	v := transactionView{Transaction: x, WebhookSent: x.WebhookSent, LegacyEndToEndID: x.EndToEndID}
 	if v.WebhookSent == nil {
 		v.WebhookSent = []payments.WebhookSent{}
 	}
