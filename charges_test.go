@@ -171,6 +171,7 @@ func TestService_CreateCharge_Invalid(t *testing.T) {
 		{"ExpiresDateTooFar", payments.CreateChargeParams{CorrelationID: "x", Value: 100, ExpiresDate: "2036-11-19T12:00:01Z"}, "expiresDate"},
 		{"ExpiresDateFarFuture", payments.CreateChargeParams{CorrelationID: "x", Value: 100, ExpiresDate: "9999-12-31T23:59:59Z"}, "expiresDate"},
 		{"ExpiresBothDateBad", payments.CreateChargeParams{CorrelationID: "x", Value: 100, ExpiresIn: 1000, ExpiresDate: "2026-11-22T12:10:00Z"}, "expiresDate"},
+		{"ExpiresBothInBad", payments.CreateChargeParams{CorrelationID: "x", Value: 100, ExpiresIn: -5, ExpiresDate: "2026-12-22T00:00:00Z"}, "expiresIn"},
 		{"CommentTooLong", payments.CreateChargeParams{CorrelationID: "x", Value: 100, Comment: strings.Repeat("a", 141)}, "comment"},
 		{"CommentTooLongMultiByte", payments.CreateChargeParams{CorrelationID: "x", Value: 100, Comment: strings.Repeat("ç", 141)}, "comment"},
 		{"CommentInvalidUTF8", payments.CreateChargeParams{CorrelationID: "x", Value: 100, Comment: "caf\xe9"}, "comment"},
@@ -474,6 +475,24 @@ func TestService_ChargeOverdueAmounts(t *testing.T) {
 		is.NoErr(err)
 		is.Equal(got.Status, payments.ChargeExpired)                                               // past daysAfterDueDate
 		is.Equal(*got.Interests, payments.Interests{Value: 33, Type: payments.InterestPercentage}) // the default type, said
+		is.Equal(got.AmountDue, int64(10000+200+10*33))                                            // what it last asked for: no interest after expiry
+		e.clock.Set(t0.Add(400 * day))
+		got, err = e.svc.GetCharge(ctx, "boleto")
+		is.NoErr(err)
+		is.Equal(got.AmountDue, int64(10000+200+10*33)) // a year on, the same
+		is.NoErr(e.svc.RunDue(ctx))                     // records the expiry, a year late
+		expired := 0
+		evs, err := e.svc.Events(ctx, 0, payments.MaxLimit)
+		is.NoErr(err)
+		for _, ev := range evs {
+			if ev.Name == e.svc.EventName(payments.EventChargeExpired) {
+				var v struct{ Charge payments.Charge }
+				is.NoErr(json.Unmarshal(ev.Data, &v))
+				is.Equal(v.Charge.AmountDue, int64(10000+200+10*33)) // the CHARGE_EXPIRED payload too
+				expired++
+			}
+		}
+		is.Equal(expired, 1)
 
 		// FIXED interests are centavos a late day.
 		e.clock.Set(t0)

@@ -198,10 +198,15 @@ func (d *DiscountSettings) check(value int64) error {
 // before the charge was created (a Pix the bank dated a little early) is priced as at its
 // creation: the earliest day, and so the largest discount, the charge offers. Priced by
 // the days before its creation, a Pix dated five days early paid a 10,000 charge whose
-// largest discount was 2,000 with 3,000.
+// largest discount was 2,000 with 3,000. A time at or past its expiry is priced as at its
+// last payable instant: a charge that can no longer be paid shows what it last asked for,
+// in its CHARGE_EXPIRED event and ever after, and interest stops with it.
 func (c Charge) amountsAt(at time.Time) (discount, due int64) {
 	if c.Type != ChargeOverdue {
 		return 0, c.Value
+	}
+	if !at.Before(c.ExpiresDate) {
+		at = c.ExpiresDate.Add(-time.Nanosecond)
 	}
 	at = laterOf(at, c.CreatedAt)
 	dayIndex := int(at.Sub(c.CreatedAt) / (24 * time.Hour))

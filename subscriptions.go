@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/pixfoundry/payments/store"
 )
@@ -493,11 +494,28 @@ func (r subscriptionRecord) periodCharge(start time.Time) CreateChargeParams {
 		subscription: r.CorrelationID, customer: r.Customer,
 	}
 	if r.ChargeType == ChargeOverdue {
-		p.DaysForDueDate = r.DayDue
+		// Due the day before, and payable through it (setOverdue): it expires dayDue
+		// days after it is generated, as a DYNAMIC one does. MinDayDue keeps this >= 2.
+		p.DaysForDueDate = r.DayDue - 1
 	} else {
 		p.ExpiresIn = int64(r.DayDue) * 86400
 	}
 	return p
+}
+
+// retryName is the correlationID of the charge of the period starting at start when
+// another charge has taken its usual one (periodCharge): "<subscription>:<yyyy-mm-dd>:<id>",
+// with the subscription's correlationID cut short, by whole characters, where the whole
+// would pass MaxCorrelationID. MaxSubscriptionCorrelationID leaves room for the date only;
+// without the cut, the charge of such a subscription would be refused on every pass, and
+// the subscription would stop at that period for good.
+func retryName(subscription string, start time.Time, id string) string {
+	tail := ":" + start.In(brasilia).Format(time.DateOnly) + ":" + id
+	head := []rune(subscription)
+	if room := MaxCorrelationID - utf8.RuneCountInString(tail); len(head) > room {
+		head = head[:room]
+	}
+	return string(head) + tail
 }
 
 // generateCharge creates the charge of the period starting at start, unless it exists.
@@ -516,7 +534,7 @@ func (t *txn) generateCharge(r subscriptionRecord, start time.Time) error {
 			return nil // generated already
 		}
 		// Another charge took the name: the period's charge gets a unique one.
-		p.CorrelationID += ":" + t.newID()
+		p.CorrelationID = retryName(r.CorrelationID, start, t.newID())
 		p.ids, p.prep = nil, nil // made for the name taken
 		_, err = t.createCharge(p)
 	}

@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/matryer/is"
 
@@ -244,8 +245,44 @@ func TestService_Subscription_Overdue(t *testing.T) {
 		cs := subCharges(t, e.svc, "o")
 		is.Equal(len(cs), 1)                                // created on its generation day
 		is.Equal(cs[0].Type, payments.ChargeOverdue)        // OVERDUE
-		is.Equal(*cs[0].DueDate, t0.Add(5*24*time.Hour))    // due in dayDue days
-		is.Equal(cs[0].ExpiresDate, t0.Add(6*24*time.Hour)) // and payable through that day
+		is.Equal(*cs[0].DueDate, t0.Add(4*24*time.Hour))    // due the day before dayDue days
+		is.Equal(cs[0].ExpiresDate, t0.Add(5*24*time.Hour)) // and payable through it: it expires dayDue days after it is generated, as the spec has it
+		createSubscription(t, e.svc, payments.CreateSubscriptionParams{CorrelationID: "d", DayDue: intp(5), DayGenerateCharge: intp(22)})
+		is.NoErr(e.svc.RunDue(ctx))
+		d := subCharges(t, e.svc, "d")
+		is.Equal(len(d), 1)
+		is.Equal(d[0].ExpiresDate.Sub(d[0].CreatedAt), cs[0].ExpiresDate.Sub(cs[0].CreatedAt)) // as long as a DYNAMIC one
+	})
+}
+
+// TestService_Subscription_LongNameTaken: when an ordinary charge has taken the name of a
+// period's charge, the period gets a unique name, and for a subscription whose
+// correlationID is as long as allowed the name is cut to fit, instead of being refused on
+// every pass and stopping the subscription there for good.
+func TestService_Subscription_LongNameTaken(t *testing.T) {
+	eachStore(t, func(t *testing.T, e env) {
+		is := is.New(t)
+		corr := strings.Repeat("s", payments.MaxSubscriptionCorrelationID-1) + "ç" // the longest, one character of two bytes
+		createSubscription(t, e.svc, payments.CreateSubscriptionParams{CorrelationID: corr, DayGenerateCharge: intp(5)})
+		createCharge(t, e, payments.CreateChargeParams{CorrelationID: corr + ":2026-12-05", Value: 100}) // takes December's name
+		_, err := e.svc.AdvanceClock(ctx, e.clock, 75*24*time.Hour)                                      // to 5 February
+		is.NoErr(err)
+		cs := subCharges(t, e.svc, corr)
+		is.Equal(len(cs), 3) // December, January, February
+		names := map[string]bool{}
+		for _, c := range cs {
+			names[c.CorrelationID] = true
+			is.True(utf8.RuneCountInString(c.CorrelationID) <= payments.MaxCorrelationID)
+		}
+		is.True(names[corr+":2027-01-05"] && names[corr+":2027-02-05"]) // the usual names where free
+		var december string
+		for n := range names {
+			if strings.Contains(n, ":2026-12-05:") {
+				december = n
+			}
+		}
+		is.True(strings.HasPrefix(december, strings.Repeat("s", 200))) // cut from the subscription's part, keeping the date
+		is.Equal(utf8.RuneCountInString(december), payments.MaxCorrelationID)
 	})
 }
 
