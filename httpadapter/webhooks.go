@@ -3,6 +3,7 @@ package httpadapter
 import (
 	"log/slog"
 	"net/http"
+	"time"
 
 	"github.com/pixfoundry/payments"
 )
@@ -50,6 +51,10 @@ func handleWebhookCreate(log *slog.Logger) http.Handler {
 		if body.Webhook != nil {
 			f = *body.Webhook
 		}
+		// The test call may take the whole webhook timeout (100 s by default), longer than a
+		// server's write timeout may be (examples/server: 60 s): the answer, a 400 saying the
+		// url did not answer in time, must still reach the client.
+		_ = http.NewResponseController(w).SetWriteDeadline(time.Time{}) // not supported: nothing to lift
 		wh, err := company(r).CreateWebhook(r.Context(), payments.CreateWebhookParams{
 			Name: f.Name, Event: f.Event, URL: f.URL, Email: f.Email, Authorization: f.Authorization, IsActive: f.IsActive})
 		if err != nil {

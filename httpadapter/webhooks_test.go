@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/matryer/is"
 
@@ -202,6 +203,40 @@ func TestWebhooks_TransactionAudit(t *testing.T) {
 }
 
 // TestWebhooks_CreateErrors: bad input and a url failing the test call are 400 naming why.
+// TestWebhooks_CreateSlowURL: a url that does not answer the test call within the webhook
+// timeout gets the 400 saying so, even from a server whose write timeout is shorter than
+// that (examples/server's is 60 s, the webhook timeout 100 s): before, the client got the
+// connection closed with no answer.
+func TestWebhooks_CreateSlowURL(t *testing.T) {
+	is := is.New(t)
+	s, _ := newOffsetClockServer(t, true, payments.Options{WebhookTimeout: 300 * time.Millisecond,
+		WebhookSender: httpadapter.NewWebhookSender(httpadapter.WebhookSenderOptions{AllowPrivate: true})})
+	done := make(chan struct{})
+	silent := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select { // never answers: the sender gives up at the webhook timeout
+		case <-r.Context().Done():
+		case <-done:
+		}
+	}))
+	defer silent.Close()
+	defer close(done) // first: lets its handler end
+	srv := httptest.NewUnstartedServer(s.h)
+	srv.Config.WriteTimeout = 50 * time.Millisecond
+	srv.Start()
+	defer srv.Close()
+	req, err := http.NewRequest("POST", srv.URL+"/api/v1/webhook", strings.NewReader(`{"webhook":{"name":"slow","url":"`+silent.URL+`"}}`))
+	is.NoErr(err)
+	req.Header.Set("Authorization", s.appID)
+	req.Header.Set("Content-Type", "application/json")
+	res, err := http.DefaultClient.Do(req)
+	is.NoErr(err) // an answer, not a closed connection
+	defer res.Body.Close()
+	is.Equal(res.StatusCode, http.StatusBadRequest)
+	b, err := io.ReadAll(res.Body)
+	is.NoErr(err)
+	is.True(strings.Contains(string(b), "did not answer")) // says why
+}
+
 func TestWebhooks_CreateErrors(t *testing.T) {
 	s, _ := newWebhookServer(t)
 	rcv := newHook(t)
