@@ -76,10 +76,19 @@ func openService(ctx context.Context, db string, onCommit func(bolt.CommitInfo),
 	return svc, st.Close, nil
 }
 
-// redactDB is -db for the log: a PostgreSQL URL without its password.
+// redactDB is -db for the log and for errors: a PostgreSQL URL without its password. A URL
+// that does not parse (a "%" in the password that is not an escape, a space) loses all
+// that stands between the scheme and its last "@", where a password would be.
 func redactDB(db string) string {
-	if u, err := url.Parse(db); err == nil && isPostgres(db) {
+	if !isPostgres(db) {
+		return db
+	}
+	if u, err := url.Parse(db); err == nil {
 		return u.Redacted()
+	}
+	scheme, rest, _ := strings.Cut(db, "://")
+	if i := strings.LastIndex(rest, "@"); i >= 0 {
+		return scheme + "://xxxxx@" + rest[i+1:]
 	}
 	return db
 }

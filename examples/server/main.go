@@ -243,6 +243,9 @@ func (c config) check() error {
 		if !utf8.ValidString(f.value) || strings.IndexFunc(f.value, unicode.IsControl) >= 0 {
 			return badFlag("%s must be text without control characters", f.name)
 		}
+		if f.value != "" && brcode.Fold(f.value) == "" { // as the Service checks it, before the database is opened
+			return badFlag("%s %q has no character a BR Code can carry (letters, digits or signs of printable ASCII once accents are dropped)", f.name, f.value)
+		}
 	}
 	if c.webhookTimeout < time.Millisecond {
 		return badFlag("-webhook-timeout must be at least 1ms, got %v", c.webhookTimeout)
@@ -273,6 +276,8 @@ func checkBaseURL(s string) error {
 		return errors.New("must not have a query or a fragment")
 	case strings.ContainsAny(s, " \t\"<>\\^`{|}"):
 		return errors.New("must not contain spaces, quotes or other characters a URL escapes")
+	case strings.IndexFunc(s, func(r rune) bool { return r > unicode.MaxASCII }) >= 0:
+		return errors.New("must be plain ASCII: write other characters %-escaped (a URL escapes them)")
 	}
 	if p := u.Port(); p != "" {
 		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {

@@ -257,6 +257,11 @@ func TestCLI_BadFlags(t *testing.T) {
 		{"BaseURLQuote", []string{"-base-url", `http://pix.example/"<x>`}, "-base-url"},
 		{"DBPostgresParam", []string{"-db", "postgres://postgres@127.0.0.1:5432/x?pool_max_conns=abc"}, "-db"},
 		{"DBPostgresNoDatabase", []string{"-db", "postgres://postgres:S3cretPW@127.0.0.1:5432/"}, "-db"},
+		{"DBPostgresBadEscape", []string{"-db", "postgres://admin:S3cretPW%zz@db.example.com/payments"}, "-db"}, // does not parse
+		{"DBPostgresSpace", []string{"-db", "postgres://admin:S3cretPW x@127.0.0.1:1/x"}, "-db"},
+		{"MerchantNameFoldsToNothing", []string{"-merchant-name", "🎉"}, "-merchant-name"}, // no BR Code could carry it
+		{"MerchantCityFoldsToNothing", []string{"-merchant-city", "東京"}, "-merchant-city"},
+		{"BaseURLNonASCII", []string{"-base-url", "http://pix.example/ç"}, "-base-url"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			is := is.New(t)
