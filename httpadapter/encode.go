@@ -374,6 +374,12 @@ func listParams(r *http.Request) (payments.ListParams, error) {
 		if err != nil {
 			return p, invalid(f.name, "%s must be a whole number", f.name)
 		}
+		if f.name == "limit" && n == 0 {
+			// In Go, a zero Limit means the default; on the wire, limit=0 is out of the
+			// range the error names (the reference's lists take at least 1): refused,
+			// rather than answered with a page of 100.
+			return p, invalid("limit", "limit must be between 1 and %d", payments.MaxLimit)
+		}
 		*f.v = n
 	}
 	return p, nil

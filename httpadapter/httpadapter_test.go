@@ -173,6 +173,7 @@ func TestPaging(t *testing.T) {
 		{"limit=99999999999999999999", "limit"},
 		{"skip=-1", "skip"},
 		{"limit=5000", "limit"},
+		{"limit=0", "limit"}, // the message says 1 to 1000, as the reference's minimum
 		{"skip=100001", "skip"},
 	} {
 		t.Run(tc.query, func(t *testing.T) {
