@@ -63,8 +63,9 @@ func (s *Service) ReceivePix(ctx context.Context, p ReceivePixParams) (Transacti
 // its amount due now, and returns the transaction and the charge as the payment left it.
 // The check and the payment are one transaction: a charge already paid or expired is
 // refused (EPRECONDITION on "id"), so of concurrent calls for one charge exactly one pays
-// it, and no Pix is ever recorded that the charge cannot take. p.Value, p.TxID and p.Time
-// are set here (the amount due now, the charge's txid, now); the rest of p is as for
+// it, and no Pix is ever recorded that the charge cannot take. p.Value, when not 0, must be
+// the amount due now (EINVALID on "value", saying the amount otherwise); p.TxID and p.Time
+// are set here (the charge's txid, now), and p.Value too when 0; the rest of p is as for
 // ReceivePix, which records the Pix in every other respect, except that an endToEndId
 // already received is a conflict rather than the earlier transaction. The sandbox's payer
 // uses it.
@@ -81,6 +82,9 @@ func (s *Service) ReceiveChargePix(ctx context.Context, id string, p ReceivePixP
 			return precondition("id", "charge %s is already paid", c.CorrelationID)
 		case ChargeExpired:
 			return precondition("id", "charge %s has expired", c.CorrelationID)
+		}
+		if p.Value != 0 && p.Value != c.AmountDue {
+			return invalid("value", "charge %s takes its amount due now, %d centavos, not %d", c.CorrelationID, c.AmountDue, p.Value)
 		}
 		p.Value, p.TxID, p.Time = c.AmountDue, c.txid(), time.Time{}
 		if x, err = t.receivePix(p); err != nil {

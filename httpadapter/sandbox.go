@@ -22,7 +22,8 @@ const (
 // code>, served only when Options.Sandbox is on, for the caller's company.
 //
 // transactionID (also a charge's identifier, correlationID or any id GetCharge accepts)
-// pays an ACTIVE charge its amount due now; a paid or expired charge is refused with 400,
+// pays an ACTIVE charge its amount due now (a value query parameter other than that is a
+// 400 saying the amount, as for a static QR code's fixed value); a paid or expired charge is refused with 400,
 // so the sandbox never makes a Pix the charge cannot take. identifier (or any id of a
 // static QR code) pays the code its value, or the value query parameter (centavos) when
 // the code has none. Either is a Pix received through payments.Service.ReceiveChargePix
@@ -59,7 +60,11 @@ func handleSandboxPay(log *slog.Logger) http.Handler {
 // that the charge can be paid and the payment are one transaction, so of concurrent calls
 // for one charge exactly one pays it and the others are refused.
 func sandboxPayCharge(r *http.Request, id string) (any, error) {
-	x, c, err := company(r).ReceiveChargePix(r.Context(), id, sandboxPix(r, 0, ""))
+	value, err := sandboxValue(r)
+	if err != nil {
+		return nil, err
+	}
+	x, c, err := company(r).ReceiveChargePix(r.Context(), id, sandboxPix(r, value, ""))
 	if err != nil {
 		return nil, err
 	}
@@ -72,16 +77,14 @@ func sandboxPayQRCode(r *http.Request, id string) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	value := qr.Value
-	if s := strings.TrimSpace(r.URL.Query().Get("value")); s != "" {
-		n, err := strconv.ParseInt(s, 10, 64)
-		switch {
-		case err != nil || n <= 0:
-			return nil, invalid("value", "value must be a positive whole number of centavos")
-		case qr.Value != 0 && n != qr.Value:
-			return nil, invalid("value", "this QR code has a fixed value of %d centavos", qr.Value)
-		}
-		value = n
+	value, err := sandboxValue(r)
+	switch {
+	case err != nil:
+		return nil, err
+	case qr.Value != 0 && value != 0 && value != qr.Value:
+		return nil, invalid("value", "this QR code has a fixed value of %d centavos", qr.Value)
+	case value == 0:
+		value = qr.Value
 	}
 	if value == 0 {
 		return nil, invalid("value", "value is required: this QR code lets the payer choose the amount (centavos)")
@@ -91,6 +94,19 @@ func sandboxPayQRCode(r *http.Request, id string) (any, error) {
 		return nil, err
 	}
 	return sandboxPixQRCodePaidReply{PixQRCode: qr, Transaction: x}, nil
+}
+
+// sandboxValue is the value query parameter in centavos, 0 when absent.
+func sandboxValue(r *http.Request) (int64, error) {
+	s := strings.TrimSpace(r.URL.Query().Get("value"))
+	if s == "" {
+		return 0, nil
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n <= 0 {
+		return 0, invalid("value", "value must be a positive whole number of centavos")
+	}
+	return n, nil
 }
 
 // sandboxPix is the Pix the sandbox's payer sends, with an endToEndId from the Service's

@@ -130,6 +130,7 @@ func TestSandbox_PayChargeConcurrent(t *testing.T) {
 func TestSandbox_PayChargeErrors(t *testing.T) {
 	s := newServer(t, httpadapter.Options{Sandbox: true})
 	s.createCharge(t, s.appID, `{"correlationID":"short","value":1000,"expiresIn":900}`)
+	s.createCharge(t, s.appID, `{"correlationID":"open","value":1000}`)
 	s.clock.Advance(901 * time.Second)
 	for _, tc := range []struct {
 		name, query string
@@ -141,6 +142,8 @@ func TestSandbox_PayChargeErrors(t *testing.T) {
 		{"UnknownQRCode", "identifier=nope", http.StatusBadRequest, "Pix QR code not found"},
 		{"Neither", "", http.StatusBadRequest, "transactionID (a charge) or identifier (a static QR code) is required"},
 		{"Both", "transactionID=short&identifier=x", http.StatusBadRequest, "give transactionID (a charge) or identifier (a static QR code), not both"},
+		{"OtherValue", "transactionID=open&value=50", http.StatusBadRequest, "charge open takes its amount due now, 1000 centavos, not 50"},
+		{"BadValue", "transactionID=open&value=x", http.StatusBadRequest, "value must be a positive whole number of centavos"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			is := is.New(t)
@@ -153,6 +156,8 @@ func TestSandbox_PayChargeErrors(t *testing.T) {
 	r := s.do(t, "GET", "/api/v1/transaction", s.appID, "")
 	is.Equal(num(r.body, "pageInfo", "totalCount"), 0) // nothing was received
 	mustStatus(t, is, s.do(t, "GET", "/openpix/testing?transactionID=short", "", ""), http.StatusUnauthorized)
+	x := s.sandboxPay(t, s.appID, "transactionID=open&value=1000") // the amount due, given, pays it
+	is.Equal(num(x, "value"), 1000)
 }
 
 func TestSandbox_PayOverdueCharge(t *testing.T) {
