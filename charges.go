@@ -359,13 +359,10 @@ func brcodeErr(err error) error { return internal(err) }
 func (c Charge) txid() string { return c.Identifier[:25] }
 
 // expiry computes an expiry time from expiresIn seconds or an ISO 8601 expiresDate. With
-// both, expiresDate wins, as in the real API, and expiresIn must still be in range. Both have
-// the same bounds: 15 minutes to 10 years from now.
+// both, expiresDate wins, as in the real API, and expiresIn is not read at all, whatever it
+// holds (a client may send a default beside the date; TestService_CreateCharge's
+// BothDateWinsOverBadIn). Both have the same bounds: 15 minutes to 10 years from now.
 func expiry(now time.Time, expiresIn int64, expiresDate string) (time.Time, error) {
-	if expiresIn != 0 && (expiresIn < MinChargeExpiresIn || expiresIn > MaxChargeExpiresIn) {
-		// checked even when expiresDate decides: an out-of-range value is a mistake either way
-		return time.Time{}, invalid("expiresIn", "expiresIn must be between %d (15 minutes) and %d seconds", MinChargeExpiresIn, MaxChargeExpiresIn)
-	}
 	switch {
 	case expiresDate != "":
 		at, err := parseISODate(expiresDate)
@@ -382,6 +379,8 @@ func expiry(now time.Time, expiresIn int64, expiresDate string) (time.Time, erro
 		return at, nil
 	case expiresIn == 0:
 		return now.Add(DefaultChargeExpiresIn * time.Second), nil
+	case expiresIn < MinChargeExpiresIn || expiresIn > MaxChargeExpiresIn:
+		return time.Time{}, invalid("expiresIn", "expiresIn must be between %d (15 minutes) and %d seconds", MinChargeExpiresIn, MaxChargeExpiresIn)
 	default:
 		return now.Add(time.Duration(expiresIn) * time.Second), nil
 	}

@@ -205,7 +205,7 @@ func (c Charge) amountsAt(at time.Time) (discount, due int64) {
 	if c.Type != ChargeOverdue {
 		return 0, c.Value
 	}
-	if !at.Before(c.ExpiresDate) {
+	if !c.ExpiresDate.IsZero() && !at.Before(c.ExpiresDate) {
 		at = c.ExpiresDate.Add(-time.Nanosecond)
 	}
 	at = laterOf(at, c.CreatedAt)

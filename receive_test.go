@@ -393,7 +393,10 @@ func TestService_ReceiveChargePix(t *testing.T) {
 			is := is.New(t)
 			c := createCharge(t, e, payments.CreateChargeParams{CorrelationID: "ok", Value: 1000})
 			p := payer
-			p.EndToEndID, p.Value, p.TxID = newE2E(), 1, "ignored" // set from the charge
+			p.EndToEndID, p.Value, p.TxID = newE2E(), 1, "ignored" // the txid is set from the charge
+			_, _, err := e.svc.ReceiveChargePix(ctx, c.TransactionID, p)
+			is.Equal(payments.ErrorField(err), "value") // a value given must be the amount due
+			p.Value = 0                                 // none: the amount due
 			x, got, err := e.svc.ReceiveChargePix(ctx, c.TransactionID, p)
 			is.NoErr(err)
 			is.Equal(x.Value, int64(1000))                 // the amount due
