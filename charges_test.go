@@ -87,6 +87,44 @@ func TestService_CreateCharge(t *testing.T) {
 			is.Equal(evs[0].Name, "OPENPIX:CHARGE_CREATED") // with the vendor prefix
 			is.True(strings.Contains(string(evs[0].Data), "order-1"))
 		})
+		t.Run("CustomerTaxIDConflict", func(t *testing.T) {
+			// A customer named by correlationID with a tax ID that is not theirs: refused,
+			// changing nothing, rather than a charge listed as one customer's carrying
+			// another's tax ID.
+			is := is.New(t)
+			for _, c := range []payments.CreateCustomerParams{
+				{Name: "Ana", TaxID: "12345678909", CorrelationID: "cu1"},
+				{Name: "Bob", TaxID: "11144477735", CorrelationID: "cu2"},
+				{Name: "Cid", Email: "cid@example.com", CorrelationID: "cu3"}, // no tax ID
+			} {
+				_, err := e.svc.CreateCustomer(ctx, c)
+				is.NoErr(err)
+			}
+			_, before, err := e.svc.ListCharges(ctx, payments.ChargeFilter{})
+			is.NoErr(err)
+			for _, tc := range []struct{ corr, taxID string }{
+				{"cu1", "11144477735"}, // Bob's
+				{"cu1", "39053344705"}, // nobody's, but Ana has another
+				{"cu3", "11144477735"}, // Cid has none, and this one is Bob's
+			} {
+				_, err := e.svc.CreateCharge(ctx, payments.CreateChargeParams{CorrelationID: "conflict-" + tc.corr + tc.taxID, Value: 100,
+					Customer: &payments.CreateCustomerParams{Name: "X", TaxID: tc.taxID, CorrelationID: tc.corr}})
+				is.Equal(payments.ErrorCode(err), payments.ECONFLICT)
+				is.Equal(payments.ErrorField(err), "customer.taxID")
+			}
+			_, after, err := e.svc.ListCharges(ctx, payments.ChargeFilter{})
+			is.NoErr(err)
+			is.Equal(after.TotalCount, before.TotalCount) // nothing created
+			for _, tc := range []struct{ corr, taxID string }{
+				{"cu1", "123.456.789-09"}, // Ana's own, formatted
+				{"cu3", "39053344705"},    // Cid has none, and nobody has this one
+			} {
+				c, err := e.svc.CreateCharge(ctx, payments.CreateChargeParams{CorrelationID: "fine-" + tc.corr + tc.taxID, Value: 100,
+					Customer: &payments.CreateCustomerParams{Name: "X", TaxID: tc.taxID, CorrelationID: tc.corr}})
+				is.NoErr(err)
+				is.Equal(c.Customer.CorrelationID, tc.corr) // linked
+			}
+		})
 		t.Run("ReturnExisting", func(t *testing.T) {
 			is := is.New(t)
 			first := createCharge(t, e, payments.CreateChargeParams{CorrelationID: "idem", Value: 500})
