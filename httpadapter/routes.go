@@ -24,7 +24,7 @@ func addRoutes(mux *http.ServeMux, svc *payments.Service, opts Options) (apiPatt
 	auth := requireAuth(svc, log)
 	api := apiRoutes(mux, svc.Vendor(), &apiPatterns)
 	root := rootRoutes(mux, &rootPatterns)
-	vendor := "/" + svc.Vendor()
+	names := vendorNames(svc.Vendor())
 	notOffered := func(what string) http.Handler {
 		return auth(handleNotImplemented(log, what+" not offered in this version"))
 	}
@@ -53,7 +53,9 @@ func addRoutes(mux *http.ServeMux, svc *payments.Service, opts Options) (apiPatt
 	api("DELETE /qrcode-static/{id}", auth(handlePixQRCodeDelete(log)))
 
 	// QR images. The PNG is public: qrCodeImage links to it (see handleQRImagePublic).
-	root("GET "+qrImagePrefix(svc.Vendor())+"{file}", handleQRImagePublic(svc, log))
+	for _, v := range names {
+		root("GET "+qrImagePrefix(v)+"{file}", handleQRImagePublic(svc, log))
+	}
 	root("GET /api/image/qrcode/base64/{id}", auth(handleQRImageBase64(log)))
 
 	// The payment link page that paymentLinkUrl opens, public like the link, with the
@@ -128,9 +130,11 @@ func addRoutes(mux *http.ServeMux, svc *payments.Service, opts Options) (apiPatt
 	// The spec's /<vendor>/api/v1/webhook variant (e.g. /openpix/api/v1/webhook): the same
 	// handlers. Nothing else lives under /<vendor>/api, so it clashes with neither
 	// /<vendor>/testing nor /<vendor>/charge/brcode/image.
-	root("POST "+vendor+"/api/v1/webhook", auth(handleWebhookCreate(log)))
-	root("GET "+vendor+"/api/v1/webhook", auth(handleWebhookList(log)))
-	root("DELETE "+vendor+"/api/v1/webhook/{id}", auth(handleWebhookDelete(log)))
+	for _, v := range names {
+		root("POST /"+v+"/api/v1/webhook", auth(handleWebhookCreate(log)))
+		root("GET /"+v+"/api/v1/webhook", auth(handleWebhookList(log)))
+		root("DELETE /"+v+"/api/v1/webhook/{id}", auth(handleWebhookDelete(log)))
+	}
 
 	// Exclusive (fidelity) cashback.
 	api("POST /cashback-fidelity", auth(handleCashbackCreate(log)))
@@ -149,10 +153,12 @@ func addRoutes(mux *http.ServeMux, svc *payments.Service, opts Options) (apiPatt
 
 	// Sandbox: simulated payments, for the caller's company, and the server's clock (one
 	// for every company); absent in production.
-	if opts.Sandbox {
-		root("GET "+vendor+"/testing", auth(handleSandboxPay(log)))
-		root("GET "+vendor+"/testing/clock", auth(handleSandboxClockGet(log, opts.Clock)))
-		root("POST "+vendor+"/testing/clock", auth(handleSandboxClockAdvance(log, opts.Clock)))
+	for _, v := range names {
+		if opts.Sandbox {
+			root("GET /"+v+"/testing", auth(handleSandboxPay(log)))
+			root("GET /"+v+"/testing/clock", auth(handleSandboxClockGet(log, opts.Clock)))
+			root("POST /"+v+"/testing/clock", auth(handleSandboxClockAdvance(log, opts.Clock)))
+		}
 	}
 	return apiPatterns, rootPatterns
 }
@@ -215,5 +221,23 @@ func allowedMethods(vendor string, apiPatterns, rootPatterns []string) map[strin
 }
 
 // apiPrefixes are the prefixes every API route is served under: /api/v1 and the legacy
-// /api/<vendor>/v1.
-func apiPrefixes(vendor string) []string { return []string{"/api/v1", "/api/" + vendor + "/v1"} }
+// /api/<vendor>/v1, for each of vendorNames.
+func apiPrefixes(vendor string) []string {
+	prefixes := []string{"/api/v1"}
+	for _, v := range vendorNames(vendor) {
+		prefixes = append(prefixes, "/api/"+v+"/v1")
+	}
+	return prefixes
+}
+
+// vendorNames are the names the routes named after the vendor are served under: the
+// Service's vendor, and openpix as well when the vendor is another. The SDKs and the
+// spec build /openpix/... paths whatever the brand (the Node SDK's QR image URL, the
+// sandbox's /openpix/testing, /api/openpix/v1), so a server with -vendor woovi answers
+// them too; the links it hands out use its own vendor's.
+func vendorNames(vendor string) []string {
+	if vendor == payments.DefaultVendor {
+		return []string{vendor}
+	}
+	return []string{vendor, payments.DefaultVendor}
+}

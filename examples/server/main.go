@@ -177,7 +177,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&c.addr, "addr", "127.0.0.1:8080", "address to listen on")
 	fs.StringVar(&c.db, "db", "payments.db", "bbolt database file (created if missing), a PostgreSQL URL postgres://user@host:port/database shared by several servers, or memory: (nothing kept: everything is lost when the server stops)")
 	fs.StringVar(&c.baseURL, "base-url", "", "public base URL used in returned links (default http://<listen address>)")
-	fs.StringVar(&c.vendor, "vendor", payments.DefaultVendor, "vendor name in event names and the legacy /api/<vendor>/v1 prefix")
+	fs.StringVar(&c.vendor, "vendor", payments.DefaultVendor, "vendor name in event names, links and the paths named after it (/api/<vendor>/v1, /<vendor>/...; /openpix/... is served too)")
 	fs.StringVar(&c.pixKey, "pix-key", "", "the default company's Pix key (default: a random key on first start, then unchanged)")
 	fs.StringVar(&c.merchantName, "merchant-name", "", "the default company's merchant name, as BR Codes show it")
 	fs.StringVar(&c.merchantCity, "merchant-city", "", "the default company's merchant city, as BR Codes show it")
