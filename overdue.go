@@ -171,11 +171,11 @@ func (d *DiscountSettings) check(value int64) error {
 			if d.Modality == DiscountPercentageUntilDate {
 				max = 9999
 			}
-			if tier.DaysActive < 1 || tier.DaysActive > MaxOverdueDays {
-				return invalid(fieldAt("discount.discountFixedDate", i, "daysActive"), "daysActive must be between 1 and %d", MaxOverdueDays)
+			if f := fieldAt("discount.discountFixedDate", i, "daysActive"); tier.DaysActive < 1 || tier.DaysActive > MaxOverdueDays {
+				return invalid(f, "%s must be between 1 and %d", f, MaxOverdueDays)
 			}
-			if tier.Value <= 0 || tier.Value > max {
-				return invalid(fieldAt("discount.discountFixedDate", i, "value"), "discount value must be between 1 and %d", max)
+			if f := fieldAt("discount.discountFixedDate", i, "value"); tier.Value <= 0 || tier.Value > max {
+				return invalid(f, "%s must be between 1 and %d", f, max)
 			}
 		}
 	case DiscountValuePerDay, DiscountPercentagePerDay:

@@ -3,8 +3,10 @@ package httpadapter
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"log/slog"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/pixfoundry/payments"
@@ -112,6 +114,9 @@ func handleChargeCreate(log *slog.Logger) http.Handler {
 		p.ReturnExisting = existing
 		c, err := company(r).CreateCharge(r.Context(), p)
 		if err != nil {
+			if body.DiscountSettings != nil {
+				err = renameField(err, "discount", "discountSettings") // the name the client sent
+			}
 			writeError(w, r, log, err)
 			return
 		}
@@ -262,3 +267,23 @@ type (
 		PageInfo payments.PageInfo `json:"pageInfo"`
 	}
 )
+
+// renameField is err with its field, and the field's name where its message starts with it,
+// renamed from from (or from.x, from[i]) to to: the Service names the discount settings
+// "discount", as the spec does, and a client that sent the wire's discountSettings is told
+// about the field it sent.
+func renameField(err error, from, to string) error {
+	var e *payments.Error
+	if !errors.As(err, &e) {
+		return err
+	}
+	rest, ok := strings.CutPrefix(e.Field, from)
+	if !ok || rest != "" && rest[0] != '.' && rest[0] != '[' {
+		return err
+	}
+	msg := e.Message
+	if m, ok := strings.CutPrefix(msg, e.Field); ok {
+		msg = to + rest + m
+	}
+	return &payments.Error{Code: e.Code, Field: to + rest, Message: msg}
+}

@@ -178,6 +178,10 @@ func TestCharges(t *testing.T) {
 			{"DueDate", `{"correlationID":"x","value":100,"type":"OVERDUE","daysForDueDate":3,"dueDate":"2026-12-20T00:00:00Z"}`, "dueDate is not read here"},
 			{"InterestsType", `{"correlationID":"x","value":100,"type":"OVERDUE","daysForDueDate":3,"interests":{"value":1,"type":"DAILY"}}`, "interests.type must be FIXED or PERCENTAGE"},
 			{"CommentOver140", `{"correlationID":"x","value":100,"comment":"` + strings.Repeat("ã", 141) + `"}`, "comment must have at most 140 characters"},
+			// The discount settings' errors name the field as the client sent it.
+			{"DiscountSettingsModality", `{"correlationID":"x","value":100,"type":"OVERDUE","daysForDueDate":3,"discountSettings":{"modality":"X"}}`, "discountSettings.modality must be one of"},
+			{"DiscountModality", `{"correlationID":"x","value":100,"type":"OVERDUE","daysForDueDate":3,"discount":{"modality":"X"}}`, "discount.modality must be one of"},
+			{"DiscountSettingsTier", `{"correlationID":"x","value":100,"type":"OVERDUE","daysForDueDate":3,"discountSettings":{"modality":"FIXED_VALUE_UNTIL_SPECIFIED_DATE","discountFixedDate":[{"daysActive":1,"value":100}]}}`, "discountSettings.discountFixedDate[0].value must be between 1 and 99"},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
 				is := is.New(t)
