@@ -23,8 +23,8 @@ const (
 //
 // transactionID (also a charge's identifier, correlationID or any id GetCharge accepts)
 // pays an ACTIVE charge its amount due now (a value query parameter other than that is a
-// 400 saying the amount, as for a static QR code's fixed value); a paid or expired charge is refused with 400,
-// so the sandbox never makes a Pix the charge cannot take. identifier (or any id of a
+// 400 saying the amount, as for a static QR code's fixed value); a paid or expired charge
+// is refused with 400, so the sandbox never makes a Pix the charge cannot take. identifier (or any id of a
 // static QR code) pays the code its value, or the value query parameter (centavos) when
 // the code has none. Either is a Pix received through payments.Service.ReceiveChargePix
 // or ReceivePix, with everything a real one causes (ledger, charge completion, events),
