@@ -18,7 +18,9 @@ const collCashbacks = "cashbacks"
 //     CashbackPolicy.BasisPoints of the amount paid when it is paid.
 //   - Exclusive (fidelity) cashback: GetOrCreateExclusiveCashback promises a customer, by
 //     tax ID, a value; it stays PENDING until that customer pays a charge created with
-//     EnableCashbackExclusivePercentage, which returns it (up to the amount paid).
+//     EnableCashbackExclusivePercentage (the payer's tax ID, when the bank reports it,
+//     else the charge's customer's), which returns it whole if the amount paid and the
+//     account's available balance cover it; otherwise it waits, PENDING, for a later one.
 //
 // Cashback is paid from the company account's available balance, never more than it holds.
 type Cashback struct {
@@ -275,13 +277,16 @@ func (t *txn) applyCashback(c *Charge, x *Transaction) error {
 	return nil // createRefund's order sends it after the commit
 }
 
-// payerTaxID is the tax ID a cashback is for: the charge's customer's, else the payer's.
+// payerTaxID is the tax ID a cashback is for: the payer's, whom the devolution reaches,
+// when the bank reported it; else the charge's customer's, taken to be the payer. Taken
+// the other way round, a charge made out to one customer and paid by another sent the
+// first one's promised cashback to the second and closed the promise.
 func payerTaxID(c *Charge, x *Transaction) string {
 	switch {
-	case c.Customer != nil && c.Customer.TaxID != nil:
-		return c.Customer.TaxID.TaxID
 	case x.Payer != nil && x.Payer.TaxID != nil:
 		return x.Payer.TaxID.TaxID
+	case c.Customer != nil && c.Customer.TaxID != nil:
+		return c.Customer.TaxID.TaxID
 	}
 	return ""
 }

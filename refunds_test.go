@@ -370,5 +370,29 @@ func TestService_Cashback(t *testing.T) {
 			is.Equal(payments.ErrorField(err), "value") // bad input is refused even with one pending
 			audit(t, e.svc)
 		})
+		t.Run("ExclusiveOtherPayer", func(t *testing.T) {
+			// A charge made out to Bia and paid by Caio: the devolution reaches Caio, so it
+			// pays Caio's promise, not Bia's, which stays owed.
+			is := is.New(t)
+			_, _, err := e.svc.GetOrCreateExclusiveCashback(ctx, "39053344705", 500) // Bia
+			is.NoErr(err)
+			_, _, err = e.svc.GetOrCreateExclusiveCashback(ctx, "12345678909", 300) // Caio
+			is.NoErr(err)
+			c := createCharge(t, e, payments.CreateChargeParams{CorrelationID: "fid-other", Value: 2000, EnableCashbackExclusivePercentage: true,
+				Customer: &payments.CreateCustomerParams{Name: "Bia", TaxID: "39053344705"}})
+			x, err := e.svc.ReceivePix(ctx, payments.ReceivePixParams{EndToEndID: newE2E(), Value: 2000, TxID: c.Identifier[:25],
+				Payer: &payments.Payer{Name: "Caio", TaxID: "12345678909"}})
+			is.NoErr(err)
+			got, err := e.svc.GetTransaction(ctx, x.EndToEndID)
+			is.NoErr(err)
+			is.Equal(got.RefundedValue, int64(300)) // Caio's cashback, to Caio
+			bia, err := e.svc.GetCashbackBalance(ctx, "39053344705")
+			is.NoErr(err)
+			is.Equal(bia, payments.CashbackBalance{Balance: 500, Status: payments.CashbackPending}) // Bia is still owed hers
+			caio, err := e.svc.GetCashbackBalance(ctx, "12345678909")
+			is.NoErr(err)
+			is.Equal(caio.Balance, int64(0))
+			audit(t, e.svc)
+		})
 	})
 }

@@ -81,3 +81,21 @@ func TestApplications_DeleteLast(t *testing.T) {
 	mustStatus(t, is, s.do(t, "GET", "/api/v1/customer", s.appID, ""), http.StatusUnauthorized) // and is gone
 	mustStatus(t, is, s.do(t, "GET", "/api/v1/customer", next, ""), http.StatusOK)
 }
+
+// TestApplications_FlatBodyFieldNames: a flat body's wrong types are named as sent ("type",
+// not the Go name of the struct the fields are embedded from); the same for webhooks.
+func TestApplications_FlatBodyFieldNames(t *testing.T) {
+	s, _ := newWebhookServer(t)
+	for _, tc := range []struct{ path, body, want string }{
+		{"/api/v1/application", `{"name":"x","type":5}`, "type must be a string"},
+		{"/api/v1/application", `{"name":5}`, "name must be a string"},
+		{"/api/v1/application", `{"application":{"name":5}}`, "application.name must be a string"},
+		{"/api/v1/webhook", `{"name":"w","url":1}`, "url must be a string"},
+		{"/api/v1/webhook", `{"webhook":{"url":1}}`, "webhook.url must be a string"},
+	} {
+		is := is.New(t)
+		r := s.do(t, "POST", tc.path, s.appID, tc.body)
+		mustStatus(t, is, r, http.StatusBadRequest)
+		is.Equal(r.errMsg(), tc.want)
+	}
+}

@@ -15,6 +15,7 @@ import (
 // until one fails. A path it cannot follow is returned as it was. It runs only when
 // decoding has already failed, so its extra decoding costs nothing on a good request.
 func indexedField(body []byte, t reflect.Type, field string) string {
+	field = withoutEmbedded(t, field)
 	if !strings.Contains(field, ".") && !isList(t, field) {
 		return field // a top-level field that is not an array has no index to add
 	}
@@ -22,6 +23,32 @@ func indexedField(body []byte, t reflect.Type, field string) string {
 		return out
 	}
 	return field
+}
+
+// withoutEmbedded drops from a field path of struct t the names of embedded structs, which
+// encoding/json puts in it ("applicationFields.type" for the top-level "type" that
+// applicationCreateBody takes from its embedded applicationFields): the client sent no
+// field of that name.
+func withoutEmbedded(t reflect.Type, field string) string {
+	var out []string
+	for seg := range strings.SplitSeq(field, ".") {
+		for t != nil && (t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Array) {
+			t = t.Elem()
+		}
+		if t != nil && t.Kind() == reflect.Struct {
+			if sf, ok := t.FieldByName(seg); ok && sf.Anonymous && sf.Tag.Get("json") == "" {
+				t = sf.Type // its fields are the parent's, on the wire
+				continue
+			}
+		}
+		out = append(out, seg)
+		if t != nil && t.Kind() == reflect.Struct {
+			t, _ = jsonFieldType(t, seg)
+		} else {
+			t = nil
+		}
+	}
+	return strings.Join(out, ".")
 }
 
 // isList reports whether the field of struct t with JSON key name is a slice or array.
