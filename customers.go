@@ -46,13 +46,51 @@ type CreateCustomerParams struct {
 	Address       *Address
 }
 
-// CustomerUpdate changes a customer; nil fields stay as they are.
+// CustomerUpdate changes a customer; nil fields stay as they are. Address replaces the
+// whole address; AddressUpdate changes only the address fields it gives (PATCH
+// /customer/{id} uses it, so that {"address":{"number":"2"}} keeps the street). Give one
+// of the two, not both.
 type CustomerUpdate struct {
-	Name    *string
-	TaxID   *string
-	Email   *string
-	Phone   *string
-	Address *Address
+	Name          *string
+	TaxID         *string
+	Email         *string
+	Phone         *string
+	Address       *Address
+	AddressUpdate *AddressUpdate
+}
+
+// AddressUpdate changes some fields of an address: nil fields stay as they are, and ""
+// clears one.
+type AddressUpdate struct {
+	Zipcode      *string `json:"zipcode"`
+	Street       *string `json:"street"`
+	Number       *string `json:"number"`
+	Neighborhood *string `json:"neighborhood"`
+	City         *string `json:"city"`
+	State        *string `json:"state"`
+	Complement   *string `json:"complement"`
+	Country      *string `json:"country"`
+}
+
+// onto is a with the fields of u that are given.
+func (u AddressUpdate) onto(a *Address) *Address {
+	var out Address
+	if a != nil {
+		out = *a
+	}
+	for _, f := range []struct {
+		from *string
+		to   *string
+	}{
+		{u.Zipcode, &out.Zipcode}, {u.Street, &out.Street}, {u.Number, &out.Number},
+		{u.Neighborhood, &out.Neighborhood}, {u.City, &out.City}, {u.State, &out.State},
+		{u.Complement, &out.Complement}, {u.Country, &out.Country},
+	} {
+		if f.from != nil {
+			*f.to = *f.from
+		}
+	}
+	return &out
 }
 
 // customer builds a validated customer; field names are prefixed with prefix
@@ -98,6 +136,12 @@ func (u CustomerUpdate) apply(prefix string, c *Customer) error {
 		if c.Phone, err = cleanPhone(prefix+"phone", *u.Phone); err != nil {
 			return err
 		}
+	}
+	if u.Address != nil && u.AddressUpdate != nil {
+		return invalid(prefix+"address", "give Address or AddressUpdate, not both")
+	}
+	if u.AddressUpdate != nil {
+		u.Address = u.AddressUpdate.onto(c.Address)
 	}
 	if u.Address != nil {
 		if c.Address, err = u.Address.clean(prefix + "address."); err != nil {

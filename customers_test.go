@@ -160,6 +160,16 @@ func TestService_UpdateCustomer(t *testing.T) {
 
 		_, err = e.svc.UpdateCustomer(ctx, "missing", payments.CustomerUpdate{Phone: &phone})
 		is.Equal(payments.ErrorCode(err), payments.ENOTFOUND)
+
+		// Address replaces the address; AddressUpdate changes the fields it gives.
+		u, err = e.svc.UpdateCustomer(ctx, "c1", payments.CustomerUpdate{Address: &payments.Address{Street: "Rua A", Number: "1", City: "Recife"}})
+		is.NoErr(err)
+		two, none := "2", ""
+		u, err = e.svc.UpdateCustomer(ctx, "c1", payments.CustomerUpdate{AddressUpdate: &payments.AddressUpdate{Number: &two, City: &none}})
+		is.NoErr(err)
+		is.Equal(*u.Address, payments.Address{Street: "Rua A", Number: "2"}) // the street kept, the city cleared
+		_, err = e.svc.UpdateCustomer(ctx, "c1", payments.CustomerUpdate{Address: &payments.Address{}, AddressUpdate: &payments.AddressUpdate{}})
+		is.Equal(payments.ErrorField(err), "address") // one or the other
 	})
 }
 

@@ -32,13 +32,13 @@ func (b customerBody) params(taxIDField string) (payments.CreateCustomerParams, 
 }
 
 // customerUpdateBody is the body of PATCH /customer/{id}: absent or null fields stay as
-// they are.
+// they are, in the address too (only the address fields given change).
 type customerUpdateBody struct {
-	Name    *string           `json:"name"`
-	Email   *string           `json:"email"`
-	Phone   *string           `json:"phone"`
-	TaxID   json.RawMessage   `json:"taxID"`
-	Address *payments.Address `json:"address"`
+	Name    *string                 `json:"name"`
+	Email   *string                 `json:"email"`
+	Phone   *string                 `json:"phone"`
+	TaxID   json.RawMessage         `json:"taxID"`
+	Address *payments.AddressUpdate `json:"address"`
 }
 
 // handleCustomerCreate: POST /customer → 200 {customer}.
@@ -100,7 +100,7 @@ func handleCustomerUpdate(log *slog.Logger) http.Handler {
 			writeError(w, r, log, err)
 			return
 		}
-		u := payments.CustomerUpdate{Name: body.Name, Email: body.Email, Phone: body.Phone, Address: body.Address}
+		u := payments.CustomerUpdate{Name: body.Name, Email: body.Email, Phone: body.Phone, AddressUpdate: body.Address}
 		if len(body.TaxID) > 0 && string(body.TaxID) != "null" {
 			taxID, err := taxIDString("taxID", body.TaxID)
 			if err != nil {

@@ -2,6 +2,7 @@ package httpadapter_test
 
 import (
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/matryer/is"
@@ -56,6 +57,17 @@ func TestCustomers(t *testing.T) {
 		r = s.do(t, "PATCH", "/api/v1/customer/customer-ana", s.appID, `{"taxID":{"taxID":"111.444.777-35"}}`)
 		mustStatus(t, is, r, http.StatusOK)
 		is.Equal(str(r.body, "customer", "taxID", "taxID"), "11144477735")
+		r = s.do(t, "PATCH", "/api/v1/customer/customer-ana", s.appID, `{"address":{"number":"2","zipcode":null}}`)
+		mustStatus(t, is, r, http.StatusOK)
+		is.Equal(get(r.body, "customer", "address"), map[string]any{"zipcode": "01310100", "city": "São Paulo", "number": "2"}) // only the fields given change
+		r = s.do(t, "PATCH", "/api/v1/customer/customer-ana", s.appID, `{"address":{"city":""}}`)
+		mustStatus(t, is, r, http.StatusOK)
+		is.Equal(get(r.body, "customer", "address"), map[string]any{"zipcode": "01310100", "number": "2"}) // "" clears one
+		r = s.do(t, "PATCH", "/api/v1/customer/customer-ana", s.appID, `{"address":{"street":"`+strings.Repeat("a", 201)+`"}}`)
+		mustStatus(t, is, r, http.StatusBadRequest)
+		is.True(strings.HasPrefix(r.errMsg(), "address.street")) // named, and nothing changed
+		r = s.do(t, "GET", "/api/v1/customer/customer-ana", s.appID, "")
+		is.Equal(get(r.body, "customer", "address"), map[string]any{"zipcode": "01310100", "number": "2"})
 	})
 	t.Run("ErrDuplicate", func(t *testing.T) {
 		is := is.New(t)
