@@ -789,11 +789,8 @@ func (s *Service) ListCharges(ctx context.Context, f ChargeFilter) ([]Charge, Pa
 		return nil, PageInfo{}, invalid("subscription", "filter by customer or by subscription, not both")
 	}
 	q := p.query(index)
-	if !f.Start.IsZero() {
-		q.From = sortTime(f.Start)
-	}
-	if !f.End.IsZero() {
-		q.To = sortTime(f.End.Add(time.Nanosecond))
+	if q.From, q.To, err = timeRange(f.Start, f.End, "start"); err != nil {
+		return nil, PageInfo{}, err
 	}
 	var out []Charge
 	var total int

@@ -496,16 +496,13 @@ func (s *Service) ListPayments(ctx context.Context, f PaymentFilter) ([]Payment,
 	if !f.End.IsZero() && f.End.Before(f.Start) {
 		return nil, PageInfo{}, invalid("end", "end must not be before start")
 	}
+	q := p.query(indexAll)
+	if q.From, q.To, err = timeRange(f.Start, f.End, "start"); err != nil {
+		return nil, PageInfo{}, err
+	}
 	var out []Payment
 	var total int
 	err = s.view(ctx, func(t *txn) error {
-		q := p.query(indexAll)
-		if !f.Start.IsZero() {
-			q.From = sortTime(f.Start)
-		}
-		if !f.End.IsZero() {
-			q.To = sortTime(f.End.Add(time.Nanosecond))
-		}
 		var err error
 		out, total, err = list[Payment](t, collPayments, q, nil)
 		return err

@@ -391,13 +391,10 @@ func (s *Service) ListTransactions(ctx context.Context, f TransactionFilter) ([]
 			}
 		}
 		q := p.query(index)
-		if !f.Start.IsZero() {
-			q.From = sortTime(f.Start)
-		}
-		if !f.End.IsZero() {
-			q.To = sortTime(f.End.Add(time.Nanosecond))
-		}
 		var err error
+		if q.From, q.To, err = timeRange(f.Start, f.End, "start"); err != nil {
+			return err
+		}
 		out, total, err = list(t, collTransactions, q, func(x *Transaction, id string) { x.ID = id })
 		return err
 	})

@@ -109,14 +109,18 @@ func (s *Service) ResendWebhookEvents(ctx context.Context, id string, p ResendWe
 	case !p.To.After(p.From):
 		return nil, false, invalid("to", "to must be after from")
 	}
+	from, to, err := timeRange(p.From, p.To.Add(-time.Nanosecond), "from") // to is excluded
+	if err != nil {
+		return nil, false, err
+	}
 	var rec webhookRecord
 	var evs []Event
 	var more bool
-	err := s.view(ctx, func(t *txn) error {
+	err = s.view(ctx, func(t *txn) error {
 		if err := t.get(collWebhooks, id, "webhook", &rec); err != nil {
 			return err
 		}
-		q := store.Query{Index: eventNameIndex(rec.Event), From: sortTime(p.From), To: sortTime(p.To), Limit: MaxWebhookResend + 1}
+		q := store.Query{Index: eventNameIndex(rec.Event), From: from, To: to, Limit: MaxWebhookResend + 1}
 		if p.After > 0 {
 			r, err := t.tx.Get(collEvents, t.company, seqID(p.After))
 			if err != nil {

@@ -138,6 +138,11 @@ func TestCharges(t *testing.T) {
 		is.Equal(len(list(r.body, "charges")), 3)
 		r = s.do(t, "GET", "/api/v1/charge?start=2026-11-22T12:00:00.001Z", s.appID, "")
 		is.Equal(len(list(r.body, "charges")), 0) // all created at 12:00:00.000
+		for _, q := range []string{"end=9999-12-31T23:59:59-03:00", "end=9999-12-31T23:59:59.999999999Z", "start=0000-01-01T00:00:00%2B01:00"} {
+			r = s.do(t, "GET", "/api/v1/charge?"+q, s.appID, "")
+			mustStatus(t, is, r, http.StatusOK)
+			is.Equal(num(r.body, "pageInfo", "totalCount"), 3) // past the years a bound can be written: no bound (it listed none)
+		}
 
 		for _, tc := range []struct{ query, field string }{
 			{"start=yesterday", "start"},
@@ -146,6 +151,7 @@ func TestCharges(t *testing.T) {
 			{"status=PAID", "status"},
 			{"limit=x", "limit"},
 			{"skip=-1", "skip"},
+			{"start=9999-12-31T23:59:59-03:00", "start"}, // the year 10000 in UTC
 		} {
 			r := s.do(t, "GET", "/api/v1/charge?"+tc.query, s.appID, "")
 			mustStatus(t, is, r, http.StatusBadRequest)

@@ -61,6 +61,7 @@ func TestTransactions(t *testing.T) {
 			{"pixQrCode=qr&start=2026-11-22T12:00:00Z&end=2026-11-22T12:00:00Z", 1},
 			{"pixQrCode=qr&start=2026-11-22T12:00:01Z", 0},
 			{"charge=order-1&end=2026-11-22T11:59:59Z", 0},
+			{"end=9999-12-31T23:59:59-03:00", 2}, // past the years a bound can be written: no bound
 			{"charge=order-1&pixQrCode=qr", 0}, // a Pix pays one or the other
 			{"withdrawal=x&type=PAYMENT", 0},
 			// The real API's other types: none recorded here, so none listed.
