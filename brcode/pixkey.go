@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"unicode"
 )
 
 // KeyType names the kind of a Pix key, as in the DICT API.
@@ -86,6 +87,12 @@ func NormalizeKey(key string, t KeyType) (string, error) {
 	case KeyPhone:
 		return normalizePhone(key)
 	case KeyEmail:
+		if strings.IndexFunc(key, func(r rune) bool { return r > unicode.MaxASCII }) >= 0 {
+			// The DICT's e-mail keys are ASCII; checked before lower-casing, which maps
+			// some other letters onto ASCII ones (the Kelvin sign K onto k) and so
+			// would turn a key nobody has into somebody else's.
+			return "", keyErr("e-mail key with a character outside ASCII")
+		}
 		k := strings.ToLower(key)
 		if len(k) > MaxKeyLen {
 			return "", keyErr("e-mail longer than %d characters", MaxKeyLen)

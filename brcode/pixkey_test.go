@@ -58,19 +58,21 @@ func TestNormalizeKey(t *testing.T) {
 		typ    KeyType
 		reason string
 	}{
-		{"12345678900", KeyCPF, "check digits"},                  // N22's key
-		{"11222333000181", KeyCPF, "got a CNPJ"},                 // right tax ID, wrong type
-		{"52998224725", KeyCNPJ, "got a CPF"},                    // idem
-		{"11111111111", KeyCPF, "all digits equal"},              // repeated digits
-		{"+556191234567", KeyPhone, "phone"},                     // 8-digit number
-		{"+5501912345678", KeyPhone, "phone"},                    // area code with 0
-		{"+5561812345678", KeyPhone, "phone"},                    // mobile must start with 9
-		{"61912345678", KeyPhone, "phone"},                       // no country code
-		{"+14155552671", KeyPhone, "phone"},                      // not Brazil
-		{"fulano", KeyEmail, "malformed"},                        // no @
-		{"fulano@", KeyEmail, "malformed"},                       // no domain
-		{"ful ano@example.com", KeyEmail, "malformed"},           // space
-		{long, KeyEmail, "longer than 77"},                       // DICT limit
+		{"12345678900", KeyCPF, "check digits"},               // N22's key
+		{"11222333000181", KeyCPF, "got a CNPJ"},              // right tax ID, wrong type
+		{"52998224725", KeyCNPJ, "got a CPF"},                 // idem
+		{"11111111111", KeyCPF, "all digits equal"},           // repeated digits
+		{"+556191234567", KeyPhone, "phone"},                  // 8-digit number
+		{"+5501912345678", KeyPhone, "phone"},                 // area code with 0
+		{"+5561812345678", KeyPhone, "phone"},                 // mobile must start with 9
+		{"61912345678", KeyPhone, "phone"},                    // no country code
+		{"+14155552671", KeyPhone, "phone"},                   // not Brazil
+		{"fulano", KeyEmail, "malformed"},                     // no @
+		{"fulano@", KeyEmail, "malformed"},                    // no domain
+		{"ful ano@example.com", KeyEmail, "malformed"},        // space
+		{long, KeyEmail, "longer than 77"},                    // DICT limit
+		{"\u212Aarla@example.com", KeyEmail, "outside ASCII"}, // the Kelvin sign, which lower-cases to k
+		{"joão@example.com", KeyEmail, "outside ASCII"},
 		{"123e4567e12b12d1a456426655440000", KeyEVP, "UUID"},     // no hyphens
 		{"123e4567-e12b-12d1-a456-42665544000g", KeyEVP, "UUID"}, // not hex
 		{"", KeyEVP, "empty"},                                    // empty
