@@ -258,7 +258,13 @@ func (s *Service) DeactivateApplication(ctx context.Context, clientID string) (A
 		}
 		return storeErr(t.tx.Put(collApplications, systemSpace, r), "application")
 	})
-	authEpoch.Add(1) // whatever the outcome: no cached App ID outlives this call (applications_cache.go)
+	// Whatever the outcome (a failed commit may still have landed), no cached App ID
+	// outlives this call (applications_cache.go); except when the call was refused for
+	// what it asked, which changed nothing: otherwise any client could empty every
+	// company's cache with clientIds that do not exist.
+	if c := ErrorCode(err); c != ENOTFOUND && c != EPRECONDITION {
+		authEpoch.Add(1)
+	}
 	if err != nil {
 		return Application{}, err
 	}

@@ -91,3 +91,25 @@ func TestAuthCache_Bounded(t *testing.T) {
 	_, ok = c.lookup("stale", hash("stale"), now)
 	is.True(!ok) // a verification from before a deactivation is not cached
 }
+
+// TestDeactivateApplication_RefusedKeepsCache: a deactivation refused for what it asked (an
+// unknown clientId, the last active application) changed nothing and leaves every cached
+// App ID in place; one that deactivates empties the cache.
+func TestDeactivateApplication_RefusedKeepsCache(t *testing.T) {
+	is := is.New(t)
+	ctx := context.Background()
+	svc, _ := newMemoryService(t)
+	a, err := svc.CreateApplication(ctx, ApplicationParams{Name: "only"})
+	is.NoErr(err)
+	before := authEpoch.Load()
+	_, err = svc.DeactivateApplication(ctx, "no-such-client")
+	is.Equal(ErrorCode(err), ENOTFOUND)
+	_, err = svc.DeactivateApplication(ctx, a.ClientID)
+	is.Equal(ErrorCode(err), EPRECONDITION) // the last active one
+	is.Equal(authEpoch.Load(), before)      // nothing changed, nothing emptied
+	b, err := svc.CreateApplication(ctx, ApplicationParams{Name: "second"})
+	is.NoErr(err)
+	_, err = svc.DeactivateApplication(ctx, b.ClientID)
+	is.NoErr(err)
+	is.True(authEpoch.Load() > before) // a deactivation empties it
+}
