@@ -57,6 +57,11 @@ func TestCustomers(t *testing.T) {
 		r = s.do(t, "PATCH", "/api/v1/customer/customer-ana", s.appID, `{"taxID":{"taxID":"111.444.777-35"}}`)
 		mustStatus(t, is, r, http.StatusOK)
 		is.Equal(str(r.body, "customer", "taxID", "taxID"), "11144477735")
+		r = s.do(t, "PATCH", "/api/v1/customer/customer-ana", s.appID, `{"taxID":{"type":"BR:CPF"}}`)
+		mustStatus(t, is, r, http.StatusBadRequest) // an object without the number is not "no tax ID"
+		is.True(strings.HasPrefix(r.errMsg(), "taxID.taxID is required"))
+		r = s.do(t, "GET", "/api/v1/customer/customer-ana", s.appID, "")
+		is.Equal(str(r.body, "customer", "taxID", "taxID"), "11144477735") // kept
 		r = s.do(t, "PATCH", "/api/v1/customer/customer-ana", s.appID, `{"address":{"number":"2","zipcode":null}}`)
 		mustStatus(t, is, r, http.StatusOK)
 		is.Equal(get(r.body, "customer", "address"), map[string]any{"zipcode": "01310100", "city": "São Paulo", "number": "2"}) // only the fields given change

@@ -333,7 +333,8 @@ func taxIDString(field string, raw json.RawMessage) (string, error) {
 	}
 	if err := json.Unmarshal(raw, &obj); err == nil && raw[0] == '{' {
 		if obj.TaxID == nil {
-			return "", nil
+			// Not "no tax ID": on PATCH /customer that would erase the stored one.
+			return "", invalid(field+".taxID", "%s.taxID is required in a {taxID, type} object (send \"\" to remove it)", field)
 		}
 		return *obj.TaxID, checkTaxIDType(field+".type", obj.Type, *obj.TaxID)
 	}
