@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -183,10 +184,13 @@ func (s *Service) Events(ctx context.Context, after uint64, limit int) ([]Event,
 	if limit <= 0 || limit > MaxLimit {
 		return nil, invalid("limit", "limit must be between 1 and %d", MaxLimit)
 	}
+	if after == math.MaxUint64 {
+		return nil, nil // nothing is numbered after it (after+1 would start again at 0)
+	}
 	var out []Event
 	err := s.view(ctx, func(t *txn) error {
 		var err error
-		out, _, err = list[Event](t, collEvents, store.Query{Index: indexAll, From: seqID(after + 1), Limit: limit}, nil)
+		out, _, err = list[Event](t, collEvents, store.Query{Index: indexAll, From: seqID(after + 1), Limit: limit, NoTotal: true}, nil)
 		return err
 	})
 	return out, err

@@ -3,6 +3,7 @@ package payments_test
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"runtime"
 	"slices"
 	"strings"
@@ -316,6 +317,21 @@ func TestService_ChargeCompletedNotSamePayer(t *testing.T) {
 // event once, in sequence order, with no gap: the sequence only grows, and a transaction
 // that took a number becomes visible only after every one that took a smaller number
 // (store.Store's Next guarantee).
+// TestService_EventsAfterLast: nothing is numbered after the largest number; the cursor
+// wrapped around and listed every event again.
+func TestService_EventsAfterLast(t *testing.T) {
+	eachStore(t, func(t *testing.T, e env) {
+		is := is.New(t)
+		createCharge(t, e, payments.CreateChargeParams{CorrelationID: "one", Value: 100})
+		evs, err := e.svc.Events(ctx, 0, 10)
+		is.NoErr(err)
+		is.Equal(len(evs), 1)
+		evs, err = e.svc.Events(ctx, math.MaxUint64, 10)
+		is.NoErr(err)
+		is.Equal(len(evs), 0)
+	})
+}
+
 func TestService_EventsFollowCursor(t *testing.T) {
 	eachStore(t, func(t *testing.T, e env) {
 		is := is.New(t)

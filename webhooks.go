@@ -360,25 +360,35 @@ func (t *txn) insertAttempt(a WebhookAttempt) error {
 }
 
 // wakeWebhooks queues, in t, every active webhook of the company subscribed to event that
-// has no queue entry yet. emitJSON calls it with each event.
+// has no queue entry yet. emitJSON calls it with each event. It reads the webhooks a page
+// at a time to the last: a company may have more than a page of them on one event, and a
+// webhook past the first page was never queued, so it never received anything. Queueing
+// does not move a webhook in the index (by creation time), so the pages do not shift.
 func (t *txn) wakeWebhooks(event string) error {
-	p, err := t.tx.List(collWebhooks, t.company, store.Query{Index: webhookEventIndex(event), Limit: MaxLimit})
-	if err != nil {
-		return internal(err)
+	woke := false
+	for skip := 0; ; skip += MaxLimit {
+		p, err := t.tx.List(collWebhooks, t.company, store.Query{Index: webhookEventIndex(event), Skip: skip, Limit: MaxLimit, NoTotal: true})
+		if err != nil {
+			return internal(err)
+		}
+		for _, r := range p.Records {
+			var rec webhookRecord
+			if err := decode(r, &rec); err != nil {
+				return err
+			}
+			if rec.Queued {
+				continue
+			}
+			if err := t.queueWebhook(&rec, t.now); err != nil {
+				return err
+			}
+		}
+		woke = woke || len(p.Records) > 0
+		if len(p.Records) < MaxLimit {
+			break
+		}
 	}
-	for _, r := range p.Records {
-		var rec webhookRecord
-		if err := decode(r, &rec); err != nil {
-			return err
-		}
-		if rec.Queued {
-			continue
-		}
-		if err := t.queueWebhook(&rec, t.now); err != nil {
-			return err
-		}
-	}
-	if len(p.Records) > 0 {
+	if woke {
 		t.after(func(context.Context) { t.svc.core.webhooks.wake() })
 	}
 	return nil

@@ -1,6 +1,8 @@
 package payments_test
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -556,4 +558,44 @@ func TestService_ResendWebhookEvents(t *testing.T) {
 		_, _, err = e.svc.ResendWebhookEvents(ctx, "nope", payments.ResendWebhookEventsParams{From: t0, To: t0.Add(time.Hour)})
 		is.Equal(payments.ErrorCode(err), payments.ENOTFOUND) // no such webhook
 	})
+}
+
+// countingSender answers every delivery 200 and counts those of events (not the test call
+// on create) by URL.
+type countingSender struct {
+	mu    sync.Mutex
+	byURL map[string]int
+}
+
+func (c *countingSender) SendWebhook(_ context.Context, r payments.WebhookRequest) (payments.WebhookResponse, error) {
+	if !bytes.Contains(r.Body, []byte(`"teste_webhook"`)) {
+		c.mu.Lock()
+		c.byURL[r.URL]++
+		c.mu.Unlock()
+	}
+	return payments.WebhookResponse{Status: http.StatusOK}, nil
+}
+
+// TestService_Webhooks_MoreThanAPage: a company with more webhooks on one event than a
+// page of MaxLimit gets the event to every one of them; the last was never queued, so it
+// never received anything.
+func TestService_Webhooks_MoreThanAPage(t *testing.T) {
+	is := is.New(t)
+	snd := &countingSender{byURL: map[string]int{}}
+	svc, err := payments.New(memory.New(), payments.Options{Clock: payments.NewManualClock(t0), WebhookSender: snd,
+		DefaultCompany: payments.CompanyParams{Name: "Loja", PixKey: "pix@loja.example.com"}})
+	is.NoErr(err)
+	const n = payments.MaxLimit + 2
+	for i := range n {
+		_, err := svc.CreateWebhook(ctx, payments.CreateWebhookParams{URL: fmt.Sprintf("https://hooks.example.com/%d", i),
+			Event: svc.EventName(payments.EventChargeCreated)})
+		is.NoErr(err)
+	}
+	newCharge(t, svc, "c1")
+	is.NoErr(svc.RunDue(ctx))
+	for i := range n {
+		if got := snd.byURL[fmt.Sprintf("https://hooks.example.com/%d", i)]; got != 1 {
+			t.Errorf("webhook %d got the event %d times, want once", i, got)
+		}
+	}
 }

@@ -62,7 +62,7 @@ func TestTransactions(t *testing.T) {
 			{"pixQrCode=qr&start=2026-11-22T12:00:01Z", 0},
 			{"charge=order-1&end=2026-11-22T11:59:59Z", 0},
 			{"end=9999-12-31T23:59:59-03:00", 2}, // past the years a bound can be written: no bound
-			{"charge=order-1&pixQrCode=qr", 0}, // a Pix pays one or the other
+			{"charge=order-1&pixQrCode=qr", 0},   // a Pix pays one or the other
 			{"withdrawal=x&type=PAYMENT", 0},
 			// The real API's other types: none recorded here, so none listed.
 			{"type=FEE", 0}, {"type=INTERNAL_TRANSFER", 0}, {"type=BALANCE_BLOCK", 0}, {"type=BALANCE_UNBLOCK", 0}, {"type=REVERSAL", 0},
