@@ -27,13 +27,29 @@ type MailMessage struct {
 // the default Mailer, for the sandbox and tests.
 type MemoryMailer struct {
 	Logger *slog.Logger // default discards
-	mu     sync.Mutex
-	sent   []MailMessage
+	// Keep is how many of the latest messages it keeps; default DefaultMailKeep. Older ones
+	// are dropped, so that a process running for months, whose clients may create e-mail
+	// webhooks freely, does not hold every message it was ever given.
+	Keep int
+	mu   sync.Mutex
+	sent []MailMessage
 }
 
-// SendMail records m.
+// DefaultMailKeep is how many messages a MemoryMailer keeps by default.
+const DefaultMailKeep = 1000
+
+// SendMail records m, dropping the oldest message kept when it holds Keep already.
 func (m *MemoryMailer) SendMail(_ context.Context, msg MailMessage) error {
+	keep := m.Keep
+	if keep <= 0 {
+		keep = DefaultMailKeep
+	}
 	m.mu.Lock()
+	if len(m.sent) >= keep {
+		n := copy(m.sent, m.sent[len(m.sent)-keep+1:])
+		clear(m.sent[n:])
+		m.sent = m.sent[:n]
+	}
 	m.sent = append(m.sent, msg)
 	m.mu.Unlock()
 	if m.Logger != nil {
@@ -42,7 +58,7 @@ func (m *MemoryMailer) SendMail(_ context.Context, msg MailMessage) error {
 	return nil
 }
 
-// Messages returns a copy of the messages recorded so far.
+// Messages returns a copy of the messages kept, oldest first.
 func (m *MemoryMailer) Messages() []MailMessage {
 	m.mu.Lock()
 	defer m.mu.Unlock()

@@ -599,3 +599,19 @@ func TestService_Webhooks_MoreThanAPage(t *testing.T) {
 		}
 	}
 }
+
+// TestMemoryMailer_Keeps: the default mailer keeps the latest Keep messages, oldest first,
+// and drops the rest.
+func TestMemoryMailer_Keeps(t *testing.T) {
+	is := is.New(t)
+	m := &payments.MemoryMailer{Keep: 3}
+	for i := range 5 {
+		is.NoErr(m.SendMail(ctx, payments.MailMessage{To: "a@example.com", Subject: fmt.Sprint(i)}))
+	}
+	var subjects []string
+	for _, msg := range m.Messages() {
+		subjects = append(subjects, msg.Subject)
+	}
+	is.Equal(subjects, []string{"2", "3", "4"})
+	is.Equal(len((&payments.MemoryMailer{}).Messages()), 0)
+}

@@ -114,6 +114,7 @@ var notGlobal = func() []netip.Prefix {
 		"198.51.100.0/24", // documentation (TEST-NET-2)
 		"203.0.113.0/24",  // documentation (TEST-NET-3)
 		"240.0.0.0/4",     // reserved, and the broadcast address
+		"::/96",           // IPv4-compatible IPv6 (deprecated), an IPv4 address inside
 		"64:ff9b::/96",    // NAT64 to IPv4
 		"64:ff9b:1::/48",  // local NAT64
 		"100::/64",        // discard
