@@ -2,7 +2,6 @@ package payments
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 
@@ -23,7 +22,7 @@ import (
 // snapshot that must not be used.
 func (s *Service) Backup(ctx context.Context, w io.Writer) error {
 	if w == nil {
-		return internal(errors.New("Backup: the writer is nil"))
+		return invalid("w", "w is required: the writer the snapshot is written to")
 	}
 	b, ok := s.core.store.(store.Backuper)
 	if !ok {

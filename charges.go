@@ -355,8 +355,15 @@ func (t *txn) buildCharge(corr string, p CreateChargeParams) (Charge, error) {
 func brcodeErr(err error) error { return internal(err) }
 
 // txid is the BR Code reference label of the charge: the first 25 characters of its
-// identifier, so that a received Pix finds its charge.
-func (c Charge) txid() string { return c.Identifier[:25] }
+// identifier, so that a received Pix finds its charge. Every identifier the Service makes
+// is longer; a shorter one (a damaged record) is the txid whole rather than a panic in
+// every read of the charge.
+func (c Charge) txid() string {
+	if len(c.Identifier) < 25 {
+		return c.Identifier
+	}
+	return c.Identifier[:25]
+}
 
 // expiry computes an expiry time from expiresIn seconds or an ISO 8601 expiresDate. With
 // both, expiresDate wins, as in the real API, and expiresIn is not read at all, whatever it

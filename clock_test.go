@@ -38,9 +38,9 @@ func TestNilArguments(t *testing.T) {
 	is.True(err != nil) // no store
 	e := newEnv(t, memory.New())
 	_, err = e.svc.AdvanceClock(ctx, nil, time.Hour)
-	is.True(err != nil)         // no clock
-	is.Equal(e.clock.Now(), t0) // nothing moved
-	is.True(e.svc.Backup(ctx, nil) != nil)
+	is.Equal(payments.ErrorField(err), "clock") // no clock: invalid, naming it
+	is.Equal(e.clock.Now(), t0)                 // nothing moved
+	is.Equal(payments.ErrorField(e.svc.Backup(ctx, nil)), "w")
 	is.True(!payments.NewOffsetClock(nil).Now().IsZero()) // the system clock
 }
 

@@ -1,6 +1,7 @@
 package payments_test
 
 import (
+	"path/filepath"
 	"testing"
 
 	"github.com/matryer/is"
@@ -71,4 +72,30 @@ func TestService_CompanyNamesABRCodeCanCarry(t *testing.T) {
 		is.NoErr(err)
 		is.Equal(code.Name, "Loja Exemplo") // the update changed nothing
 	})
+}
+
+// TestOpen_CloseOwnedOnce: only the Service Open returned closes the file; closing the
+// Service of another company, or one Authenticate returned, as a deferred Close per request
+// would, leaves the store open for everyone.
+func TestOpen_CloseOwnedOnce(t *testing.T) {
+	is := is.New(t)
+	svc, err := payments.Open(filepath.Join(t.TempDir(), "payments.db"), payments.Options{Clock: payments.NewManualClock(t0)})
+	is.NoErr(err)
+	co, err := svc.CreateCompany(ctx, payments.CompanyParams{Name: "Second"})
+	is.NoErr(err)
+	other, err := svc.Company(ctx, co.ID)
+	is.NoErr(err)
+	is.NoErr(other.Close())
+	app, err := svc.CreateApplication(ctx, payments.ApplicationParams{Name: "x"})
+	is.NoErr(err)
+	req, err := svc.Authenticate(ctx, app.AppID())
+	is.NoErr(err)
+	is.NoErr(req.Close())
+	_, err = svc.GetCompany(ctx)
+	is.NoErr(err) // still open
+	_, err = other.GetCompany(ctx)
+	is.NoErr(err)
+	is.NoErr(svc.Close())
+	_, err = svc.GetCompany(ctx)
+	is.True(err != nil) // the owner's Close closes it
 }

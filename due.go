@@ -161,10 +161,17 @@ func (s *Service) AdvanceClock(ctx context.Context, clock MovableClock, d time.D
 		return time.Time{}, errBackwards()
 	}
 	if clock == nil {
-		return time.Time{}, internal(errors.New("AdvanceClock: the clock is nil"))
+		return time.Time{}, invalid("clock", "clock is required: the MovableClock the Service was given (Options.Clock)")
 	}
 	s.core.moving.Lock()
 	defer s.core.moving.Unlock()
+	if got, want := clock.Now(), s.now(); got.Sub(want).Abs() > time.Second {
+		// Told before it moves: a clock that is not the Service's is found out otherwise
+		// only once moving it has not moved the Service's. (A clock that runs, an
+		// OffsetClock on the system's, reads a little later the second time: hence the
+		// margin.)
+		return time.Time{}, invalid("clock", "clock is not the Service's: it reads %s, the Service %s", got.UTC().Format(time.RFC3339Nano), want.Format(time.RFC3339Nano))
+	}
 	to := clock.Now().Add(d)
 	if c, ok := clock.(interface{ reaches(time.Time) error }); ok {
 		if err := c.reaches(to); err != nil {
@@ -191,7 +198,7 @@ func (s *Service) AdvanceClock(ctx context.Context, clock MovableClock, d time.D
 			return clock.Now(), err
 		}
 		if !s.now().After(now) { // next is after now: the Service's clock did not move
-			return clock.Now(), internal(errors.New("AdvanceClock: the clock given is not the Service's"))
+			return clock.Now(), invalid("clock", "clock is not the Service's: moving it did not move the Service's")
 		}
 		first = cmp.Or(first, s.runDuePass(ctx, true))
 	}

@@ -195,11 +195,15 @@ func TestService_AdvanceClock_Refused(t *testing.T) {
 
 	other := payments.NewManualClock(t0)
 	_, err = e.svc.AdvanceClock(ctx, other, 60*24*time.Hour)
-	is.True(err != nil)                                         // refused
+	is.Equal(payments.ErrorField(err), "clock")                 // refused, naming it
 	is.True(strings.Contains(err.Error(), "not the Service's")) // saying why
 	is.True(!errors.Is(err, payments.ErrDueFailed))             // not a move made
 	is.Equal(len(subCharges(t, e.svc, "gym")), 0)               // nothing generated
 	is.Equal(countEvents(t, e.svc, payments.EventChargeCreated), 0)
+	elsewhere := payments.NewManualClock(t0.Add(time.Hour)) // another clock at another time
+	_, err = e.svc.AdvanceClock(ctx, elsewhere, time.Hour)
+	is.Equal(payments.ErrorField(err), "clock")
+	is.Equal(elsewhere.Now(), t0.Add(time.Hour)) // told before it moves
 
 	offset := payments.NewOffsetClock(payments.NewManualClock(t0))
 	svc, err := payments.New(memory.New(), payments.Options{Clock: offset})

@@ -104,6 +104,10 @@ type Options struct {
 type Service struct {
 	core    *core
 	company string
+	// opened is set on the Service Open returned, the one whose Close closes the store:
+	// the Services of other companies (Company, Authenticate) share its store, and closing
+	// one of them, as a deferred Close per request would, must not close it for all.
+	opened bool
 }
 
 // core is what all companies' Services share.
@@ -141,7 +145,7 @@ func Open(path string, opts Options) (*Service, error) {
 		st.Close()
 		return nil, err
 	}
-	svc.core.owns = true
+	svc.core.owns, svc.opened = true, true
 	return svc, nil
 }
 
@@ -192,9 +196,10 @@ func New(st store.Store, opts Options) (*Service, error) {
 	return svc, nil
 }
 
-// Close releases the store if the Service opened it.
+// Close releases the store if this Service is the one Open returned; on any other Service
+// (one New returned, or one of Company or Authenticate) it does nothing.
 func (s *Service) Close() error {
-	if s.core.owns {
+	if s.opened && s.core.owns {
 		return s.core.store.Close()
 	}
 	return nil

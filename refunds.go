@@ -3,6 +3,7 @@ package payments
 import (
 	"context"
 	"encoding/base64"
+	"strings"
 	"time"
 
 	"github.com/pixfoundry/payments/store"
@@ -337,6 +338,9 @@ func (s *Service) ListRefunds(ctx context.Context, p ListParams) ([]Refund, Page
 
 // ListChargeRefunds returns the refunds of the charge with the id, newest first.
 func (s *Service) ListChargeRefunds(ctx context.Context, chargeID string, p ListParams) ([]Refund, PageInfo, error) {
+	if strings.TrimSpace(chargeID) == "" {
+		return nil, PageInfo{}, notFound("Charge not found") // as GetCharge(""); listRefunds reads "" as every refund
+	}
 	return s.listRefunds(ctx, p, "", chargeID)
 }
 

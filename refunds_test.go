@@ -91,6 +91,8 @@ func TestService_CreateRefund_CorrelationIDLikeARefundID(t *testing.T) {
 		rs, _, err := e.svc.ListChargeRefunds(ctx, "order", payments.ListParams{})
 		is.NoErr(err)
 		is.Equal(len(rs), 2) // both made
+		_, _, err = e.svc.ListChargeRefunds(ctx, "", payments.ListParams{})
+		is.Equal(payments.ErrorCode(err), payments.ENOTFOUND) // no charge has an empty id (it was an internal error)
 		again, err := e.svc.CreateChargeRefund(ctx, "order", payments.ChargeRefundParams{CorrelationID: r1.RefundID, Value: 1000})
 		is.NoErr(err)
 		is.Equal(again.RefundID, r2.RefundID) // and its retry is it

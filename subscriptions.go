@@ -26,7 +26,7 @@ import (
 //     7 days.
 //   - Each period's charge is generated once, by the first pass at or after its start: it
 //     expires dayDue days after it is generated (a DYNAMIC charge by expiresIn; an OVERDUE
-//     one is due in dayDue days and expires at the end of that day, daysAfterDueDate 0).
+//     one is due in dayDue − 1 days and expires at the end of that day, daysAfterDueDate 0).
 //     After downtime the pass catches up period by period, and each late charge is still
 //     payable for dayDue days from when it is generated. Its correlationID is
 //     "<subscription correlationID>:<period day, yyyy-mm-dd>", and its subscription field

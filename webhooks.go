@@ -300,7 +300,7 @@ func (s *Service) GetWebhook(ctx context.Context, id string) (Webhook, error) {
 	return rec.Webhook, err
 }
 
-// DeleteWebhook removes the webhook id, its queue entry and its attempts stay for audit.
+// DeleteWebhook removes the webhook id and its queue entry; its attempts stay, for audit.
 func (s *Service) DeleteWebhook(ctx context.Context, id string) error {
 	return s.update(ctx, func(t *txn) error {
 		if err := storeErr(t.tx.Delete(collWebhooks, t.company, id), "webhook"); err != nil {
