@@ -199,50 +199,64 @@ func linkGone(err error) error {
 // PayPaymentLink pays the charge or static QR code of the link paymentLinkID with the Pix
 // p, whichever company the link belongs to, as a payer's bank would: the Pix goes to the
 // company that owns the link, and only to the record the link is for. A charge takes its
-// amount due now (p.Value 0) through ReceiveChargePix, so a paid or expired charge is
+// amount due now (p.Value 0) as ReceiveChargePix takes it, so a paid or expired charge is
 // refused and concurrent calls pay it once; a static QR code takes p.Value, or its fixed
-// value when p.Value is 0, through ReceivePix. It backs the sandbox's "Simulate payment"
-// button on the payment page: it is not a way to pay in production.
+// value when p.Value is 0, as ReceivePix does. The link and its record are read in the
+// transaction that pays: a link whose charge or QR code was deleted meanwhile pays nothing
+// (before, the charge was found again by its correlationID, and a new charge that took it
+// after the deletion was paid). It backs the sandbox's "Simulate payment" button on the
+// payment page: it is not a way to pay in production.
 func (s *Service) PayPaymentLink(ctx context.Context, paymentLinkID string, p ReceivePixParams) (Transaction, error) {
 	var l paymentLink
-	var corr string // of the record the link is for: its correlationID names it exactly
-	var q PixQRCode
-	err := s.view(ctx, func(t *txn) error {
+	err := s.view(ctx, func(t *txn) error { // whose link: the transaction below is its company's
 		var err error
-		if l, err = t.paymentLinkOwner(paymentLinkID); err != nil {
-			return err
-		}
-		owner, key := t.forCompany(l.Company), "paymentLinkID:"+paymentLinkID
-		switch l.Kind {
-		case linkCharge:
-			var c Charge
-			c, err = owner.chargeByLink(paymentLinkID)
-			corr = c.CorrelationID
-		case linkQRCode:
-			_, err = owner.getByKey(collQRCodes, key, "pix QR code", &q)
-		}
-		return linkGone(err)
+		l, err = t.paymentLinkOwner(paymentLinkID)
+		return err
 	})
 	if err != nil {
 		return Transaction{}, err
 	}
 	owner := &Service{core: s.core, company: l.Company}
-	switch l.Kind {
-	case linkCharge:
-		x, _, err := owner.ReceiveChargePix(ctx, corr, p)
-		return x, linkGone(err)
-	case linkQRCode:
-		switch {
-		case p.Value == 0 && q.Value == 0:
-			return Transaction{}, invalid("value", "value is required: this QR code lets the payer choose the amount (centavos)")
-		case p.Value == 0:
-			p.Value = q.Value
-		case q.Value != 0 && p.Value != q.Value:
-			return Transaction{}, invalid("value", "this QR code has a fixed value of %d centavos", q.Value)
+	var x Transaction
+	err = owner.update(ctx, func(t *txn) error {
+		now, err := t.paymentLinkOwner(paymentLinkID)
+		if err != nil {
+			return err
 		}
-		p.TxID = q.Identifier
-		return owner.ReceivePix(ctx, p)
-	default:
-		return Transaction{}, notFound("payment link not found")
+		if now.Company != l.Company || now.Kind != l.Kind {
+			return notFound("payment link not found")
+		}
+		switch l.Kind {
+		case linkCharge:
+			c, err := t.chargeByLink(paymentLinkID)
+			if err != nil {
+				return linkGone(err)
+			}
+			x, _, err = t.payCharge(c, p)
+			return linkGone(err)
+		case linkQRCode:
+			var q PixQRCode
+			if _, err := t.getByKey(collQRCodes, "paymentLinkID:"+paymentLinkID, "pix QR code", &q); err != nil {
+				return linkGone(err)
+			}
+			p := p // this run's: the store may run the function again
+			switch {
+			case p.Value == 0 && q.Value == 0:
+				return invalid("value", "value is required: this QR code lets the payer choose the amount (centavos)")
+			case p.Value == 0:
+				p.Value = q.Value
+			case q.Value != 0 && p.Value != q.Value:
+				return invalid("value", "this QR code has a fixed value of %d centavos", q.Value)
+			}
+			p.TxID = q.Identifier
+			x, err = t.receivePix(p)
+			return err
+		default:
+			return notFound("payment link not found")
+		}
+	})
+	if err != nil {
+		return Transaction{}, err
 	}
+	return x, nil
 }

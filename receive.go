@@ -77,29 +77,37 @@ func (s *Service) ReceiveChargePix(ctx context.Context, id string, p ReceivePixP
 		if c, err = t.findCharge(id); err != nil {
 			return err
 		}
-		switch c.Status { // as of now: present shows a charge past its expiry as EXPIRED
-		case ChargeCompleted:
-			return precondition("id", "charge %s is already paid", c.CorrelationID)
-		case ChargeExpired:
-			return precondition("id", "charge %s has expired", c.CorrelationID)
-		}
-		if p.Value != 0 && p.Value != c.AmountDue {
-			return invalid("value", "charge %s takes its amount due now, %d centavos, not %d", c.CorrelationID, c.AmountDue, p.Value)
-		}
-		p.Value, p.TxID, p.Time = c.AmountDue, c.txid(), time.Time{}
-		if x, err = t.receivePix(p); err != nil {
-			return err
-		}
-		if c, err = t.chargeByID(c.ID); err != nil {
-			return err
-		}
-		if c.EndToEndID != x.EndToEndID { // receivePix returned an earlier Pix with this endToEndId
-			return conflict("endToEndId", "a Pix with endToEndId %s was already received", x.EndToEndID)
-		}
-		return nil
+		x, c, err = t.payCharge(c, p)
+		return err
 	})
 	if err != nil {
 		return Transaction{}, Charge{}, err
+	}
+	return x, c, nil
+}
+
+// payCharge records a Pix paying c, as read in t, its amount due now (see
+// ReceiveChargePix), and returns it with the charge as it left it.
+func (t *txn) payCharge(c Charge, p ReceivePixParams) (Transaction, Charge, error) {
+	switch c.Status { // as of now: present shows a charge past its expiry as EXPIRED
+	case ChargeCompleted:
+		return Transaction{}, Charge{}, precondition("id", "charge %s is already paid", c.CorrelationID)
+	case ChargeExpired:
+		return Transaction{}, Charge{}, precondition("id", "charge %s has expired", c.CorrelationID)
+	}
+	if p.Value != 0 && p.Value != c.AmountDue {
+		return Transaction{}, Charge{}, invalid("value", "charge %s takes its amount due now, %d centavos, not %d", c.CorrelationID, c.AmountDue, p.Value)
+	}
+	p.Value, p.TxID, p.Time = c.AmountDue, c.txid(), time.Time{}
+	x, err := t.receivePix(p)
+	if err != nil {
+		return Transaction{}, Charge{}, err
+	}
+	if c, err = t.chargeByID(c.ID); err != nil {
+		return Transaction{}, Charge{}, err
+	}
+	if c.EndToEndID != x.EndToEndID { // receivePix returned an earlier Pix with this endToEndId
+		return Transaction{}, Charge{}, conflict("endToEndId", "a Pix with endToEndId %s was already received", x.EndToEndID)
 	}
 	return x, c, nil
 }
