@@ -154,6 +154,11 @@ func (p CreateWebhookParams) check(s *Service) (CreateWebhookParams, error) {
 	if p.URL, err = cleanString("url", p.URL, maxWebhookURL); err != nil {
 		return p, err
 	}
+	if len(p.URL) > maxWebhookURL {
+		// In bytes too: the url is in an index entry's sort, and PostgreSQL's index rows
+		// hold at most 2704 bytes; 2048 characters of other scripts were a 500 there only.
+		return p, invalid("url", "url must have at most %d bytes (characters outside ASCII take several)", maxWebhookURL)
+	}
 	if p.Email, err = cleanString("email", p.Email, 254); err != nil {
 		return p, err
 	}

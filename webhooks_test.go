@@ -615,3 +615,22 @@ func TestMemoryMailer_Keeps(t *testing.T) {
 	is.Equal(subjects, []string{"2", "3", "4"})
 	is.Equal(len((&payments.MemoryMailer{}).Messages()), 0)
 }
+
+// TestService_CreateWebhook_LongURL: a url's limit is in bytes too, the same on every
+// store: 700 characters of another script (2,100 bytes) are refused naming url, where
+// PostgreSQL alone failed to index them (a 500); 2,048 bytes of ASCII are taken everywhere.
+func TestService_CreateWebhook_LongURL(t *testing.T) {
+	for _, st := range stores {
+		t.Run(st.name, func(t *testing.T) {
+			is := is.New(t)
+			svc, err := payments.New(st.open(t), payments.Options{Clock: payments.NewManualClock(t0), WebhookSender: &countingSender{byURL: map[string]int{}}})
+			is.NoErr(err)
+			_, err = svc.CreateWebhook(ctx, payments.CreateWebhookParams{URL: "https://x.example/" + strings.Repeat("界", 700)})
+			is.Equal(payments.ErrorField(err), "url")
+			is.True(strings.Contains(err.Error(), "bytes"))
+			long := "https://x.example/" + strings.Repeat("a", 2048-len("https://x.example/"))
+			_, err = svc.CreateWebhook(ctx, payments.CreateWebhookParams{URL: long})
+			is.NoErr(err) // the longest taken, on every store
+		})
+	}
+}
