@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/smtp"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -46,9 +47,7 @@ func (m *MemoryMailer) SendMail(_ context.Context, msg MailMessage) error {
 	}
 	m.mu.Lock()
 	if len(m.sent) >= keep {
-		n := copy(m.sent, m.sent[len(m.sent)-keep+1:])
-		clear(m.sent[n:])
-		m.sent = m.sent[:n]
+		m.sent = slices.Delete(m.sent, 0, len(m.sent)-keep+1)
 	}
 	m.sent = append(m.sent, msg)
 	m.mu.Unlock()

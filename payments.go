@@ -126,7 +126,6 @@ type core struct {
 	sendTimeout time.Duration
 	webhooks    *webhookCore
 	memo        decodeMemo // hot records decoded (memo.go)
-	owns        bool       // Close closes the store
 	seeded      bool       // Options.IDs was given: draw ids in one order (see there)
 	// moving is held by AdvanceClock for the whole of a move: moves run one after the
 	// other, so that two add up as they would one after the other.
@@ -145,7 +144,7 @@ func Open(path string, opts Options) (*Service, error) {
 		st.Close()
 		return nil, err
 	}
-	svc.core.owns, svc.opened = true, true
+	svc.opened = true
 	return svc, nil
 }
 
@@ -199,7 +198,7 @@ func New(st store.Store, opts Options) (*Service, error) {
 // Close releases the store if this Service is the one Open returned; on any other Service
 // (one New returned, or one of Company or Authenticate) it does nothing.
 func (s *Service) Close() error {
-	if s.opened && s.core.owns {
+	if s.opened {
 		return s.core.store.Close()
 	}
 	return nil

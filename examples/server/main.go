@@ -218,8 +218,10 @@ func (c config) check() error {
 		if err := checkPostgresURL(c.db); err != nil {
 			return badFlag("-db %q %v", redactDB(c.db), err) // never the password
 		}
-	} else if fi, err := os.Stat(c.db); c.db != memoryDB && err == nil && fi.IsDir() {
-		return badFlag("-db %q is a directory; name a file in it, e.g. %s", c.db, filepath.Join(c.db, "payments.db"))
+	} else if c.db != memoryDB {
+		if fi, err := os.Stat(c.db); err == nil && fi.IsDir() {
+			return badFlag("-db %q is a directory; name a file in it, e.g. %s", c.db, filepath.Join(c.db, "payments.db"))
+		}
 	}
 	if c.baseURL != "" {
 		if err := checkBaseURL(c.baseURL); err != nil {
