@@ -273,7 +273,7 @@ func (s *Service) deliverWebhook(ctx context.Context, id string) error {
 		if ctx.Err() != nil {
 			return nil // stopping: not recorded, so sent again by the next pass
 		}
-		delivered, err := s.recordWebhookAttempt(ctx, id, ev, res, failure, took)
+		delivered, err := s.recordWebhookAttempt(ctx, id, w.Lease, ev, res, failure, took)
 		if err != nil || !delivered {
 			return err
 		}
@@ -336,7 +336,7 @@ func (s *Service) claimWebhookEvent(ctx context.Context, id string) (webhookReco
 		}
 		switch {
 		case ok && lease > 0:
-			rec.LeasedUntil = t.now.Add(lease)
+			rec.LeasedUntil, rec.Lease = t.now.Add(lease), t.newID()
 			return t.queueWebhook(&rec, rec.LeasedUntil) // out of the other processes' sight
 		case ok && rec.Cursor == start:
 			return nil
@@ -356,7 +356,11 @@ func (s *Service) claimWebhookEvent(ctx context.Context, id string) (webhookReco
 // recordWebhookAttempt records the outcome of sending ev and moves the webhook on:
 // delivered (the cursor passes it), retried later, given up, or the webhook disabled (410).
 // failure is empty when the receiver took it (a 2xx, or the Mailer accepted the e-mail).
-func (s *Service) recordWebhookAttempt(ctx context.Context, id string, ev Event, res WebhookResponse, failure string, took time.Duration) (bool, error) {
+// lease is the claim's lease ("" without leases): the outcome ends the webhook's lease
+// only if it is still that one. A lease that ran out and was claimed by another process
+// stays with that process until its own outcome, so no process claims the next event
+// while the other still delivers this one.
+func (s *Service) recordWebhookAttempt(ctx context.Context, id, lease string, ev Event, res WebhookResponse, failure string, took time.Duration) (bool, error) {
 	var delivered bool
 	var recorded *WebhookAttempt
 	err := s.update(ctx, func(t *txn) error {
@@ -365,10 +369,16 @@ func (s *Service) recordWebhookAttempt(ctx context.Context, id string, ev Event,
 		if ok, err := found(t.get(collWebhooks, id, "webhook", &rec)); err != nil || !ok {
 			return err // deleted meanwhile
 		}
-		if rec.Cursor >= ev.Seq {
-			return nil // another pass recorded it
+		ours := rec.Lease == lease
+		if ours {
+			rec.LeasedUntil, rec.Lease = time.Time{}, "" // the outcome ends this claim's lease
 		}
-		rec.LeasedUntil = time.Time{} // the outcome ends this process's lease
+		if rec.Cursor >= ev.Seq { // another process recorded it, after this claim's lease ran out
+			if !ours || lease == "" {
+				return nil
+			}
+			return t.queueWebhook(&rec, t.now) // free the webhook for its next event
+		}
 		a := WebhookAttempt{WebhookID: id, Seq: ev.Seq, Event: ev.Name, Attempt: rec.Failures + 1, Time: t.now, Status: res.Status, Duration: took, Error: failure}
 		switch {
 		case a.Error == "":
@@ -399,13 +409,17 @@ func (s *Service) recordWebhookAttempt(ctx context.Context, id string, ev Event,
 				return err
 			}
 		}
+		next := t.now
 		switch a.Outcome {
 		case "disabled":
 			return t.unqueueWebhook(&rec)
 		case "retry":
-			return t.queueWebhook(&rec, t.now.Add(webhookBackoff(rec.Failures, res.RetryAfter)))
+			next = t.now.Add(webhookBackoff(rec.Failures, res.RetryAfter))
 		}
-		return t.queueWebhook(&rec, t.now)
+		if rec.LeasedUntil.After(next) {
+			next = rec.LeasedUntil // another process's lease: out of sight until it ends
+		}
+		return t.queueWebhook(&rec, next)
 	})
 	if err == nil && recorded != nil && s.core.webhooks.onAttempt != nil {
 		s.core.webhooks.onAttempt(*recorded)

@@ -208,3 +208,71 @@ func TestService_RunWebhooks_WaitsForBusyWebhook(t *testing.T) {
 	want := fmt.Sprint(t0.Unix())
 	is.Equal(stamps, []string{want, want}) // at the time they were due, not an hour later
 }
+
+// TestService_WebhookLease_LateOutcome: a process whose delivery outlived its lease (so
+// another process claimed the event and is delivering it) records its outcome without
+// ending the other's lease: neither it nor any process claims the next event until the
+// other's delivery ends, so one webhook's events still go out one at a time, in order.
+// Before, the late outcome cleared the lease and the next event went out while the first
+// was still in flight.
+func TestService_WebhookLease_LateOutcome(t *testing.T) {
+	for _, stt := range stores {
+		t.Run(stt.name, func(t *testing.T) {
+			is := is.New(t)
+			st := stt.open(t)
+			t.Cleanup(func() { st.Close() })
+			clock := payments.NewManualClock(t0)
+			var mu sync.Mutex
+			var log []string // "<process> <webhook-id>", as deliveries start
+			hanging := func(name string, entered chan<- struct{}, release <-chan struct{}) payments.WebhookSender {
+				first := true
+				return senderFunc(func(ctx context.Context, r payments.WebhookRequest) (payments.WebhookResponse, error) {
+					if strings.Contains(string(r.Body), "teste_webhook") {
+						return payments.WebhookResponse{Status: 200}, nil
+					}
+					mu.Lock()
+					log = append(log, name+" "+r.Header.Get("webhook-id"))
+					hang := first
+					first = false
+					mu.Unlock()
+					if hang {
+						entered <- struct{}{}
+						<-release
+					}
+					return payments.WebhookResponse{Status: 200}, nil
+				})
+			}
+			enteredA, releaseA := make(chan struct{}, 1), make(chan struct{})
+			enteredB, releaseB := make(chan struct{}, 1), make(chan struct{})
+			a := process(t, st, clock, hanging("a", enteredA, releaseA))
+			b := process(t, st, clock, hanging("b", enteredB, releaseB))
+			w := createWebhook(t, a, "https://hooks.example.com/in", payments.EventChargeCreated)
+			newCharge(t, a, "c0")
+			newCharge(t, a, "c1")
+
+			doneA := make(chan error, 1)
+			go func() { doneA <- a.RunWebhooks(ctx) }()
+			<-enteredA // a delivers c0's event, slowly
+			clock.Advance(time.Minute + time.Second)
+			doneB := make(chan error, 1)
+			go func() { doneB <- b.RunWebhooks(ctx) }()
+			<-enteredB // a's lease ran out: b delivers c0's event too
+			close(releaseA)
+			is.NoErr(<-doneA) // a records c0 delivered...
+			mu.Lock()
+			is.Equal(len(log), 2) // ...and sends nothing more while b holds the lease
+			mu.Unlock()
+			close(releaseB)
+			is.NoErr(<-doneB)
+			is.NoErr(b.RunWebhooks(ctx)) // b's outcome freed the webhook: c1 goes out
+			mu.Lock()
+			defer mu.Unlock()
+			is.Equal(len(log), 3)
+			msg := func(i int) string { return log[i][2:] }
+			is.Equal(log[0][:2]+log[1][:2]+log[2][:2], "a b b ")
+			is.True(strings.HasPrefix(msg(0), "msg_"+w.ID+"_"))
+			is.Equal(msg(0), msg(1))  // c0's event, from a and from b
+			is.True(msg(2) != msg(0)) // then c1's, once
+		})
+	}
+}

@@ -103,8 +103,11 @@ type webhookRecord struct {
 	Queued   bool      `json:"queued"`   // it has a queue entry
 	NextAt   time.Time `json:"nextAt"`   // when that entry is due
 	// LeasedUntil is set while a process delivers the event after Cursor: until then no
-	// other process claims the webhook (see RunWebhooks).
+	// other process claims the webhook (see RunWebhooks). Lease names that claim: only
+	// the outcome of the claim that holds the lease ends it, so a process whose lease ran
+	// out (and was taken by another) does not free the webhook while the other delivers.
 	LeasedUntil time.Time `json:"leasedUntil,omitzero"`
+	Lease       string    `json:"lease,omitempty"`
 }
 
 // WebhookAttempt is one delivery attempt, kept for the audit trail.
