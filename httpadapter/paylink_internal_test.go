@@ -79,6 +79,9 @@ func TestPageText_Date(t *testing.T) {
 	d := mustTime(t, "2026-03-05T23:30:00Z")
 	is.Equal(textPT.date(d), "05/03/2026")
 	is.Equal(textEN.date(d), "Mar 5, 2026")
+	late := mustTime(t, "2026-03-06T01:30:00Z") // 22:30 on the 5th in Brasília
+	is.Equal(textPT.date(late), "05/03/2026")
+	is.Equal(textEN.date(late), "Mar 5, 2026")
 }
 
 func mustTime(t *testing.T, s string) time.Time {

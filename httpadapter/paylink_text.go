@@ -47,10 +47,16 @@ func (t pageText) doneNote(s payments.PaymentLinkStatus) string {
 	}
 }
 
-// date formats the calendar day of d (UTC, as the Service keeps time).
+// date formats the calendar day of d in Brasília, as a payer in Brazil reads a due date
+// (and as the Service counts subscription periods): a fixed UTC-3, with no daylight
+// saving since 2019. The Service keeps time in UTC, so a due time after 21:00 Brasília is
+// on the next UTC day.
 func (t pageText) date(d time.Time) string {
-	return d.UTC().Format(t.dateLayout)
+	return d.In(brasilia).Format(t.dateLayout)
 }
+
+// brasilia is Brasília time, UTC-3.
+var brasilia = time.FixedZone("BRT", -3*60*60)
 
 // textPT is the default wording: Brazilian Portuguese.
 var textPT = pageText{
