@@ -3,9 +3,12 @@ package httpadapter
 import (
 	"bytes"
 	"cmp"
+	"encoding/json"
 	"io"
 	"log/slog"
+	"maps"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -106,6 +109,23 @@ type subaccountWithdrawBody struct {
 	CorrelationID string    `json:"correlationID"` // ours, optional: see withdrawCorrelationID
 }
 
+// onlyKnownFields refuses a JSON object body with a member other than known: for a
+// request whose missing field has a default that costs money (a subaccount withdraw with
+// no value takes the whole balance), a misspelled field is a 400 naming it, not the
+// default. raw has been decoded already, so it is an object.
+func onlyKnownFields(raw []byte, known ...string) error {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &fields); err != nil {
+		return invalid("", "request body must be a JSON object")
+	}
+	for _, name := range slices.Sorted(maps.Keys(fields)) {
+		if !slices.Contains(known, name) {
+			return invalid(name, "unknown field %q: this request takes only %s; leave value out to withdraw the whole balance", name, strings.Join(known, " and "))
+		}
+	}
+	return nil
+}
+
 // subaccountWithdrawTransaction is the reply's transaction.
 type subaccountWithdrawTransaction struct {
 	Status           payments.WithdrawalStatus `json:"status"`
@@ -142,7 +162,12 @@ func handleSubaccountWithdraw(log *slog.Logger) http.Handler {
 				writeError(w, r, log, err)
 				return
 			}
-			if body.Value != nil {
+			if body.Value == nil {
+				if err := onlyKnownFields(raw, "value", "correlationID"); err != nil {
+					writeError(w, r, log, err) // a misspelled value must not withdraw everything
+					return
+				}
+			} else {
 				if *body.Value <= 0 {
 					writeError(w, r, log, invalid("value", "value must be a positive number of centavos; leave it out to withdraw the whole balance"))
 					return

@@ -103,6 +103,7 @@ func TestSubaccountWithdraw(t *testing.T) {
 			{"Float", "joao@example.com", `{"value":1.5}`, "value must be a whole number of centavos"},
 			{"Unknown", "nobody@example.com", `{}`, "Subaccount not found: nobody@example.com"},
 			{"BadKey", "not-a-key", `{}`, "pixKey is not a valid Pix key"},
+			{"Misspelled", "joao@example.com", `{"valeu":100}`, `unknown field "valeu": this request takes only value and correlationID`}, // not the whole balance
 		} {
 			t.Run(tc.name, func(t *testing.T) {
 				is := is.New(t)
