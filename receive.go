@@ -329,12 +329,15 @@ func (t *txn) deletedCharge(txid string) (*ChargeRef, error) {
 	return nil, nil
 }
 
-// cannotTake says why a charge cannot take a payment of value at time at, or "".
+// cannotTake says why a charge cannot take a payment of value at time at, or "". Whether
+// it expired is a question of at, the time the Pix settled, not of its status: a Pix
+// settled before the expiry and reported after it (bank callbacks come late, the due pass
+// may have recorded the charge EXPIRED meanwhile) was paid in time and completes it.
 func (c Charge) cannotTake(at time.Time, value int64) string {
 	switch {
 	case c.Status == ChargeCompleted:
 		return "charge already completed"
-	case c.Status == ChargeExpired || !at.Before(c.ExpiresDate):
+	case !at.Before(c.ExpiresDate):
 		return "charge expired"
 	}
 	if _, due := c.amountsAt(at); value != due {

@@ -3,6 +3,7 @@ package payments_test
 import (
 	"encoding/base64"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -479,6 +480,63 @@ func TestService_ReceiveChargePix(t *testing.T) {
 			_, after, err := e.svc.ListTransactions(ctx, payments.TransactionFilter{})
 			is.NoErr(err)
 			is.Equal(after.TotalCount, before.TotalCount+1) // one transaction
+		})
+		audit(t, e.svc)
+	})
+}
+
+// TestService_ReceivePix_SettledInTimeReportedLate: whether a Pix came too late is a
+// question of when it settled (ReceivePixParams.Time), not of when the bank reported it.
+// A Pix settled before the charge's expiry and reported after it pays the charge, before
+// the due pass has recorded it EXPIRED and after (CHARGE_COMPLETED then follows
+// CHARGE_EXPIRED). Before, both were recorded "charge expired" and the charges stayed
+// unpaid.
+func TestService_ReceivePix_SettledInTimeReportedLate(t *testing.T) {
+	eachStore(t, func(t *testing.T, e env) {
+		receive := func(t *testing.T, c payments.Charge, value int64, at time.Time) {
+			t.Helper()
+			is := is.New(t)
+			x, err := e.svc.ReceivePix(ctx, payments.ReceivePixParams{EndToEndID: newE2E(), Value: value, TxID: c.Identifier[:25], Time: at})
+			is.NoErr(err)
+			is.Equal(x.Unmatched, "")
+			got, err := e.svc.GetCharge(ctx, c.CorrelationID)
+			is.NoErr(err)
+			is.Equal(got.Status, payments.ChargeCompleted) // paid in time
+			is.Equal(got.PaidAt.Equal(at), true)
+		}
+		t.Run("BeforeTheDuePass", func(t *testing.T) {
+			c := createCharge(t, e, payments.CreateChargeParams{CorrelationID: "dyn", Value: 1000, ExpiresIn: 900})
+			e.clock.Set(c.ExpiresDate.Add(time.Second))
+			receive(t, c, 1000, c.ExpiresDate.Add(-time.Second))
+		})
+		t.Run("AfterTheDuePass", func(t *testing.T) {
+			is := is.New(t)
+			c := createCharge(t, e, payments.CreateChargeParams{CorrelationID: "passed", Value: 1000, ExpiresIn: 900})
+			e.clock.Set(c.ExpiresDate.Add(time.Minute))
+			is.NoErr(e.svc.RunDue(ctx)) // recorded EXPIRED, with its event
+			receive(t, c, 1000, c.ExpiresDate.Add(-time.Millisecond))
+			evs, err := e.svc.Events(ctx, 0, 100)
+			is.NoErr(err)
+			var names []string
+			for _, ev := range evs {
+				if strings.Contains(string(ev.Data), `"passed"`) {
+					names = append(names, strings.TrimPrefix(ev.Name, "OPENPIX:"))
+				}
+			}
+			is.Equal(names, []string{payments.EventChargeCreated, payments.EventChargeExpired, payments.EventChargeCompleted, payments.EventTransactionReceived})
+		})
+		t.Run("OverdueLastLateDay", func(t *testing.T) {
+			c := createCharge(t, e, payments.CreateChargeParams{CorrelationID: "od", Value: 10000, Type: payments.ChargeOverdue,
+				DaysForDueDate: 1, DaysAfterDueDate: 1, Fines: &payments.Fines{Value: 200}, Interests: &payments.Interests{Value: 10}})
+			e.clock.Set(c.ExpiresDate.Add(time.Minute))
+			receive(t, c, 10000+200+10, c.ExpiresDate.Add(-time.Minute)) // the fine and a late day's interest
+		})
+		t.Run("SettledAtTheExpiry", func(t *testing.T) {
+			is := is.New(t)
+			c := createCharge(t, e, payments.CreateChargeParams{CorrelationID: "late", Value: 1000, ExpiresIn: 900})
+			x, err := e.svc.ReceivePix(ctx, payments.ReceivePixParams{EndToEndID: newE2E(), Value: 1000, TxID: c.Identifier[:25], Time: c.ExpiresDate})
+			is.NoErr(err)
+			is.Equal(x.Unmatched, "charge expired") // the expiry instant is too late, reported early or not
 		})
 		audit(t, e.svc)
 	})
