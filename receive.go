@@ -181,6 +181,11 @@ func (t *txn) receivePix(p ReceivePixParams) (Transaction, error) {
 		if charge, x.PixQrCode, err = t.receiveTarget(txid); err != nil {
 			return Transaction{}, err
 		}
+		if q := x.PixQrCode; q != nil && q.Value > 0 && p.Value != q.Value {
+			// a fixed-value code paid another amount: kept under the code, marked, so the
+			// company finds it and can refund it, as for a charge
+			x.Unmatched = "value " + formatReais(p.Value) + " differs from the QR code's value " + formatReais(q.Value)
+		}
 		if charge == nil && x.PixQrCode == nil {
 			if x.Charge, err = t.deletedCharge(txid); err != nil {
 				return Transaction{}, err

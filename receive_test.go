@@ -259,6 +259,32 @@ func TestService_ReceivePix_StaticQRCode(t *testing.T) {
 	})
 }
 
+// TestService_ReceivePix_StaticQRCodeFixedValue: a static QR code with a fixed value paid
+// another amount keeps the Pix under the code, credited, but marked in Unmatched with the
+// reason, as a charge paid the wrong amount is, so the company can find and refund it.
+// Before, it was an ordinary payment of the code; the sandbox and the payment page refuse
+// that amount outright.
+func TestService_ReceivePix_StaticQRCodeFixedValue(t *testing.T) {
+	eachStore(t, func(t *testing.T, e env) {
+		is := is.New(t)
+		q, err := e.svc.CreatePixQRCode(ctx, payments.CreatePixQRCodeParams{Name: "Fixo", CorrelationID: "fixo", Value: 5000})
+		is.NoErr(err)
+		before := balance(t, e).Total
+		x, err := e.svc.ReceivePix(ctx, payments.ReceivePixParams{EndToEndID: newE2E(), Value: 100, TxID: q.Identifier})
+		is.NoErr(err)                                                              // never refused
+		is.Equal(x.Unmatched, "value 1.00 differs from the QR code's value 50.00") // but marked
+		is.Equal(x.PixQrCode.Identifier, q.Identifier)                             // under the code
+		is.Equal(balance(t, e).Total, before+100-x.Fee)                            // and credited
+		x, err = e.svc.ReceivePix(ctx, payments.ReceivePixParams{EndToEndID: newE2E(), Value: 5000, TxID: q.Identifier})
+		is.NoErr(err)
+		is.Equal(x.Unmatched, "") // its value pays it
+		_, page, err := e.svc.ListTransactions(ctx, payments.TransactionFilter{PixQrCode: "fixo"})
+		is.NoErr(err)
+		is.Equal(page.TotalCount, 2)
+		audit(t, e.svc)
+	})
+}
+
 func TestService_ReceivePix_SubaccountAndSplits(t *testing.T) {
 	eachStore(t, func(t *testing.T, e env) {
 		is := is.New(t)
