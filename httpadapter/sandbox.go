@@ -68,7 +68,7 @@ func sandboxPayCharge(r *http.Request, id string) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return sandboxChargePaidReply{Charge: c, Transaction: x}, nil
+	return sandboxChargePaidReply{Charge: c, Transaction: viewTransaction(x)}, nil
 }
 
 func sandboxPayQRCode(r *http.Request, id string) (any, error) {
@@ -93,7 +93,7 @@ func sandboxPayQRCode(r *http.Request, id string) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return sandboxPixQRCodePaidReply{PixQRCode: qr, Transaction: x}, nil
+	return sandboxPixQRCodePaidReply{PixQRCode: qr, Transaction: viewTransaction(x)}, nil
 }
 
 // sandboxValue is the value query parameter in centavos, 0 when absent.
@@ -190,11 +190,11 @@ func handleSandboxClockAdvance(log *slog.Logger, clock payments.MovableClock) ht
 // Replies. Fields are in the order of their JSON names, as a map would write them.
 type (
 	sandboxChargePaidReply struct {
-		Charge      payments.Charge      `json:"charge"`
-		Transaction payments.Transaction `json:"transaction"`
+		Charge      payments.Charge `json:"charge"`
+		Transaction transactionView `json:"transaction"` // as the transaction routes show it
 	}
 	sandboxPixQRCodePaidReply struct {
-		PixQRCode   payments.PixQRCode   `json:"pixQrCode"`
-		Transaction payments.Transaction `json:"transaction"`
+		PixQRCode   payments.PixQRCode `json:"pixQrCode"`
+		Transaction transactionView    `json:"transaction"`
 	}
 )

@@ -220,3 +220,20 @@ func TestSandbox_PayQRCode(t *testing.T) {
 		}
 	})
 }
+
+// TestSandbox_PayReplyTransactionShape: the sandbox payment's reply shows its transaction
+// as the transaction routes do (webhookSent, the legacy endToEndID). Before, it lacked
+// both.
+func TestSandbox_PayReplyTransactionShape(t *testing.T) {
+	is := is.New(t)
+	s := newServer(t, httpadapter.Options{Sandbox: true})
+	s.createCharge(t, s.appID, `{"correlationID":"c1","value":1000}`)
+	s.do(t, "POST", "/api/v1/qrcode-static", s.appID, `{"name":"caixa","correlationID":"q1","value":500}`)
+	for _, q := range []string{"transactionID=c1", "identifier=q1"} {
+		x := s.sandboxPay(t, s.appID, q)
+		r := s.do(t, "GET", "/api/v1/transaction/"+str(x, "endToEndId"), s.appID, "")
+		mustStatus(t, is, r, http.StatusOK)
+		is.Equal(keys(x), keys(get(r.body, "transaction"))) // the same transaction, the same shape
+		is.Equal(str(x, "endToEndID"), str(x, "endToEndId"))
+	}
+}
