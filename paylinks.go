@@ -232,7 +232,7 @@ func (s *Service) PayPaymentLink(ctx context.Context, paymentLinkID string, p Re
 			if err != nil {
 				return linkGone(err)
 			}
-			x, _, err = t.payCharge(c, p)
+			x, _, err = t.payCharge(c, p, "this charge") // the page's payer sees only the public view
 			return linkGone(err)
 		case linkQRCode:
 			var q PixQRCode

@@ -77,7 +77,7 @@ func (s *Service) ReceiveChargePix(ctx context.Context, id string, p ReceivePixP
 		if c, err = t.findCharge(id); err != nil {
 			return err
 		}
-		x, c, err = t.payCharge(c, p)
+		x, c, err = t.payCharge(c, p, "charge "+c.CorrelationID)
 		return err
 	})
 	if err != nil {
@@ -87,16 +87,18 @@ func (s *Service) ReceiveChargePix(ctx context.Context, id string, p ReceivePixP
 }
 
 // payCharge records a Pix paying c, as read in t, its amount due now (see
-// ReceiveChargePix), and returns it with the charge as it left it.
-func (t *txn) payCharge(c Charge, p ReceivePixParams) (Transaction, Charge, error) {
+// ReceiveChargePix), and returns it with the charge as it left it. name is the charge in
+// error messages: "charge <correlationID>" for its company, "this charge" for the public
+// payment page, which must not show the company's correlationID.
+func (t *txn) payCharge(c Charge, p ReceivePixParams, name string) (Transaction, Charge, error) {
 	switch c.Status { // as of now: present shows a charge past its expiry as EXPIRED
 	case ChargeCompleted:
-		return Transaction{}, Charge{}, precondition("id", "charge %s is already paid", c.CorrelationID)
+		return Transaction{}, Charge{}, precondition("id", "%s is already paid", name)
 	case ChargeExpired:
-		return Transaction{}, Charge{}, precondition("id", "charge %s has expired", c.CorrelationID)
+		return Transaction{}, Charge{}, precondition("id", "%s has expired", name)
 	}
 	if p.Value != 0 && p.Value != c.AmountDue {
-		return Transaction{}, Charge{}, invalid("value", "charge %s takes its amount due now, %d centavos, not %d", c.CorrelationID, c.AmountDue, p.Value)
+		return Transaction{}, Charge{}, invalid("value", "%s takes its amount due now, %d centavos, not %d", name, c.AmountDue, p.Value)
 	}
 	p.Value, p.TxID, p.Time = c.AmountDue, c.txid(), time.Time{}
 	x, err := t.receivePix(p)

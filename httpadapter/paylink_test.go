@@ -273,3 +273,26 @@ func ExamplePaymentLinkURL() {
 	// https://pix.example.com/pay/6f1c2a8e-3b9d-4c7e-9a51-2d8f0b7e4c13
 	// https://pix.example.com/openpix/charge/brcode/image/6f1c2a8e-3b9d-4c7e-9a51-2d8f0b7e4c13.png
 }
+
+// TestPayLinkSimulate_NoCorrelationID: the public simulate route refuses a paid or expired
+// charge without naming its correlationID, the company's own key (an order number, an
+// e-mail), which the page never shows. Before, its error did.
+func TestPayLinkSimulate_NoCorrelationID(t *testing.T) {
+	s := newServer(t, httpadapter.Options{Sandbox: true})
+	paid := s.createCharge(t, s.appID, `{"correlationID":"pedido-joao.silva@example.com-4711","value":500}`)
+	s.sandboxPay(t, s.appID, "transactionID="+str(paid, "transactionID"))
+	soon := s.createCharge(t, s.appID, `{"correlationID":"pedido-maria-4712","value":500,"expiresIn":900}`)
+	s.clock.Advance(16 * time.Minute)
+	for _, tc := range []struct{ link, corr, want string }{
+		{str(paid, "paymentLinkID"), "pedido-joao.silva@example.com-4711", "this charge is already paid"},
+		{str(soon, "paymentLinkID"), "pedido-maria-4712", "this charge has expired"},
+	} {
+		is := is.New(t)
+		r := s.do(t, "POST", "/pay/"+tc.link+"/simulate", "", "") // no App ID
+		is.Equal(r.status, http.StatusBadRequest)
+		is.Equal(r.errMsg(), tc.want)
+		is.True(!strings.Contains(r.raw, tc.corr))
+	}
+	r := s.do(t, "GET", "/openpix/testing?transactionID="+str(paid, "transactionID"), s.appID, "")
+	is.New(t).Equal(r.errMsg(), "charge pedido-joao.silva@example.com-4711 is already paid") // its company is told which
+}
