@@ -242,7 +242,7 @@ func (t *txn) applyCashback(c *Charge, x *Transaction) error {
 	for i := range earned {
 		cb := &earned[i]
 		if total+cb.Value > budget {
-			break // the rest stays pending (exclusive) or is not paid (percentage beyond the balance)
+			continue // stays pending (exclusive) or is not paid (percentage beyond the balance); a later one may fit
 		}
 		total += cb.Value
 		cb.TaxID = payerTaxID(c, x)

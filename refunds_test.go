@@ -398,3 +398,29 @@ func TestService_Cashback(t *testing.T) {
 		})
 	})
 }
+
+// TestService_Cashback_ExclusiveBehindPercentage: each cashback a payment earns is paid if
+// it fits in what the payment and the available balance leave, in order; one that does
+// not fit no longer stops the ones after it. Here the 1% (100) does not fit in the
+// account's 60 (the payment went to a subaccount), and the promised 50 does. Before, the
+// 50 stayed owed.
+func TestService_Cashback_ExclusiveBehindPercentage(t *testing.T) {
+	eachStore(t, func(t *testing.T, e env) {
+		is := is.New(t)
+		mustSubaccount(t, e.svc, "loja@example.com", 0)
+		fund(t, e, 60)
+		_, _, err := e.svc.GetOrCreateExclusiveCashback(ctx, "11144477735", 50) // pay's payer
+		is.NoErr(err)
+		c := createCharge(t, e, payments.CreateChargeParams{CorrelationID: "both", Value: 10000, Subaccount: "loja@example.com",
+			EnableCashbackPercentage: true, EnableCashbackExclusivePercentage: true})
+		x := pay(t, e, c) // the net amount to the subaccount; the account still has 60
+		got, err := e.svc.GetTransaction(ctx, x.EndToEndID)
+		is.NoErr(err)
+		b, err := e.svc.GetCashbackBalance(ctx, "11144477735")
+		is.NoErr(err)
+		is.Equal(b.Balance, int64(0))            // the promised 50 was paid
+		is.Equal(got.RefundedValue, int64(50))   // as a devolution of this payment, without the 1%
+		is.Equal(balance(t, e).Total, int64(10)) // from the account's 60
+		audit(t, e.svc)
+	})
+}
