@@ -357,18 +357,23 @@ func (t *txn) refundsOf(e2e string) ([]Refund, error) {
 }
 
 // emitRefund emits the event of a settled refund r of the Pix x: SENT_CONFIRMED or
-// SENT_REJECTED.
-func (t *txn) emitRefund(r Refund, x Transaction) error {
+// SENT_REJECTED. rx is the refund's REFUND transaction, whose globalID the event carries
+// (GET /transaction/{globalID} finds it); nil for a refund from before REFUND
+// transactions, which carries one made from the refund's id, as it always did.
+func (t *txn) emitRefund(r Refund, x Transaction, rx *Transaction) error {
 	co, acct, err := t.eventOwner()
 	if err != nil {
 		return err
+	}
+	globalID := base64.StdEncoding.EncodeToString([]byte("PixTransaction:" + r.RefundID))
+	if rx != nil {
+		globalID = rx.GlobalID
 	}
 	ev := refundEvent{
 		RefundTransaction: refundTransaction{
 			Value: r.Value, Time: r.Time, EndToEndID: r.EndToEndID, Status: r.Status, Type: string(TransactionRefund),
 			DebitParty: co.party(), CreditParty: payerParty(x), Partial: r.Value < x.Value,
-			GlobalID:      base64.StdEncoding.EncodeToString([]byte("PixTransaction:" + r.RefundID)),
-			CorrelationID: r.CorrelationID, RefundID: r.RefundID, CreatedAt: r.CreatedAt,
+			GlobalID: globalID, CorrelationID: r.CorrelationID, RefundID: r.RefundID, CreatedAt: r.CreatedAt,
 		},
 		OriginalTransaction: eventPix(co, x), Company: co.eventRef(), Account: acct,
 	}

@@ -262,16 +262,17 @@ func (t *txn) insertRefundTransaction(r Refund, x Transaction) error {
 	return t.insert(collTransactions, rx.ID, "transaction", rx, rx.keys(), rx.indexes())
 }
 
-// settleRefundTransaction gives the refund's REFUND transaction the refund's outcome; a
-// refund from before REFUND transactions has none, and nothing is done.
-func (t *txn) settleRefundTransaction(r Refund) error {
+// settleRefundTransaction gives the refund's REFUND transaction the refund's outcome and
+// returns it; a refund from before REFUND transactions has none: nothing is done, and it
+// returns nil.
+func (t *txn) settleRefundTransaction(r Refund) (*Transaction, error) {
 	var rx Transaction
 	id, err := t.getByKey(collTransactions, "refund:"+r.RefundID, "transaction", &rx)
 	if ok, err := found(err); err != nil || !ok {
-		return err
+		return nil, err
 	}
 	rx.ID, rx.Status, rx.EndToEndID = id, string(r.Status), r.EndToEndID
-	return t.saveTransaction(rx)
+	return &rx, t.saveTransaction(rx)
 }
 
 // refundSettled records the final outcome of the refund's order: CONFIRMED with its
@@ -302,10 +303,11 @@ func (t *txn) refundSettled(o order) error {
 	if err := t.saveRefund(r, false); err != nil {
 		return err
 	}
-	if err := t.settleRefundTransaction(r); err != nil {
+	rx, err := t.settleRefundTransaction(r)
+	if err != nil {
 		return err
 	}
-	return t.emitRefund(r, x)
+	return t.emitRefund(r, x, rx)
 }
 
 // SettleRefunds advances every refund of the company still IN_PROCESSING that is due:

@@ -2,7 +2,6 @@ package payments_test
 
 import (
 	"encoding/json"
-	"github.com/pixfoundry/payments/store"
 	"strings"
 	"testing"
 	"time"
@@ -10,6 +9,7 @@ import (
 	"github.com/matryer/is"
 
 	"github.com/pixfoundry/payments"
+	"github.com/pixfoundry/payments/store"
 	"github.com/pixfoundry/payments/store/memory"
 )
 
@@ -422,5 +422,41 @@ func TestService_Cashback_ExclusiveBehindPercentage(t *testing.T) {
 		is.Equal(got.RefundedValue, int64(50))   // as a devolution of this payment, without the 1%
 		is.Equal(balance(t, e).Total, int64(10)) // from the account's 60
 		audit(t, e.svc)
+	})
+}
+
+// TestService_RefundEvent_GlobalID: a settled refund's event names its REFUND transaction
+// by that transaction's globalID, which GetTransaction finds. Before, the globalID was
+// made from the refund's id and found nothing.
+func TestService_RefundEvent_GlobalID(t *testing.T) {
+	eachStore(t, func(t *testing.T, e env) {
+		is := is.New(t)
+		pay(t, e, createCharge(t, e, payments.CreateChargeParams{CorrelationID: "order", Value: 10000}))
+		r, err := e.svc.CreateChargeRefund(ctx, "order", payments.ChargeRefundParams{CorrelationID: "r1", Value: 1000})
+		is.NoErr(err)
+		evs, err := e.svc.Events(ctx, 0, payments.MaxLimit)
+		is.NoErr(err)
+		var payload struct {
+			RefundTransaction struct {
+				GlobalID   string `json:"globalID"`
+				EndToEndID string `json:"endToEndId"`
+				RefundID   string `json:"refundId"`
+			} `json:"refundTransaction"`
+		}
+		n := 0
+		for _, ev := range evs {
+			if ev.Name == payments.EventRefundConfirmed {
+				is.NoErr(json.Unmarshal(ev.Data, &payload))
+				n++
+			}
+		}
+		is.Equal(n, 1)
+		is.Equal(payload.RefundTransaction.RefundID, r.RefundID)
+		byE2E, err := e.svc.GetTransaction(ctx, payload.RefundTransaction.EndToEndID)
+		is.NoErr(err) // the REFUND transaction, by the refund's endToEndId
+		is.Equal(byE2E.RefundID, r.RefundID)
+		byGlobalID, err := e.svc.GetTransaction(ctx, payload.RefundTransaction.GlobalID)
+		is.NoErr(err) // and by the event's globalID
+		is.Equal(byGlobalID.GlobalID, byE2E.GlobalID)
 	})
 }
