@@ -417,6 +417,14 @@ func cleanString(field, s string, max int) (string, error) {
 	return s, nil
 }
 
+// cutRunes is s cut to at most n characters (runes), never inside one.
+func cutRunes(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return string([]rune(s)[:max(n, 0)])
+}
+
 // isBidiControl reports whether r is one of the explicit bidirectional formatting
 // characters (embeddings, overrides, isolates and their terminators). Text with them
 // displays in an order other than the one it is stored in: a comment on the payment page

@@ -511,11 +511,7 @@ func (r subscriptionRecord) periodCharge(start time.Time) CreateChargeParams {
 // the subscription would stop at that period for good.
 func retryName(subscription string, start time.Time, id string) string {
 	tail := ":" + start.In(brasilia).Format(time.DateOnly) + ":" + id
-	head := []rune(subscription)
-	if room := MaxCorrelationID - utf8.RuneCountInString(tail); len(head) > room {
-		head = head[:room]
-	}
-	return string(head) + tail
+	return cutRunes(subscription, MaxCorrelationID-utf8.RuneCountInString(tail)) + tail
 }
 
 // generateCharge creates the charge of the period starting at start, unless it exists.

@@ -206,7 +206,7 @@ func (s *Service) WithdrawFromSubaccount(ctx context.Context, pixKey string, val
 			return precondition("value", "subaccount %s does not have enough balance to withdraw %s", key, formatReais(v))
 		}
 		w, err = t.createWithdrawal(Withdrawal{Subaccount: key, Value: v, DestinationAlias: key, CorrelationID: corr,
-			Comment: "Saque da subconta " + sa.Name}, subaccountSource(key))
+			Comment: cutRunes("Saque da subconta "+sa.Name, MaxComment)}, subaccountSource(key)) // a name may be longer than a comment
 		return err
 	})
 	return w, err

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/matryer/is"
 
@@ -155,6 +156,25 @@ func TestService_WithdrawFromSubaccount(t *testing.T) {
 
 // TestService_WithdrawFromSubaccount_Triggers: a subaccount whose key fails at the bank
 // gets its money back, and the held part is visible while the bank has not answered.
+// TestService_WithdrawFromSubaccount_LongName: the comment a subaccount withdrawal sends
+// the bank ("Saque da subconta <name>") is cut to MaxComment, the limit of every other
+// comment: a name may have 200 characters. Before, it went out whole.
+func TestService_WithdrawFromSubaccount_LongName(t *testing.T) {
+	is := is.New(t)
+	e := newEnv(t, stores[0].open(t))
+	name := strings.Repeat("Loja Parceira ", 14) + "Ação" // 200 characters: a valid name, not all ASCII
+	sa, _, err := e.svc.CreateSubaccount(ctx, payments.CreateSubaccountParams{PixKey: "parceira@example.com", Name: name})
+	is.NoErr(err)
+	is.NoErr(e.svc.FundSubaccountForTest(ctx, sa.PixKey, 1000))
+	w, err := e.svc.WithdrawFromSubaccount(ctx, sa.PixKey, 500)
+	is.NoErr(err)
+	x, err := e.svc.GetTransaction(ctx, w.TransactionID)
+	is.NoErr(err)
+	is.Equal(utf8.RuneCountInString(w.Comment), payments.MaxComment) // cut, as sent to the bank
+	is.True(strings.HasPrefix(name, strings.TrimPrefix(w.Comment, "Saque da subconta ")))
+	is.Equal(x.InfoPagador, w.Comment) // and its transaction's
+}
+
 func TestService_WithdrawFromSubaccount_Triggers(t *testing.T) {
 	is := is.New(t)
 	clock := payments.NewManualClock(t0)
