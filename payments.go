@@ -399,7 +399,11 @@ func byCreation(t time.Time) store.Index { return store.Index{Name: indexAll, So
 // cleanString trims s and rejects control characters, text-direction controls and
 // overlong values.
 func cleanString(field, s string, max int) (string, error) {
-	s = strings.TrimSpace(s)
+	return checkText(field, strings.TrimSpace(s), max)
+}
+
+// checkText is s if it is text a record may hold (see cleanString), as it is.
+func checkText(field, s string, max int) (string, error) {
 	if !utf8.ValidString(s) {
 		return "", invalid(field, "%s must be valid UTF-8", field)
 	}
@@ -436,8 +440,15 @@ func isBidiControl(r rune) bool {
 // MaxCorrelationID is the longest correlationID accepted.
 const MaxCorrelationID = 255
 
+// cleanCorrelationID checks a caller's correlationID and keeps it as sent, spaces at its
+// ends included: the reply, the events and every lookup show it as the client sent it
+// (wire reference §7), so what it is created under is what it is found by. Only blanks
+// is no id at all (required, or one is made up where the call allows).
 func cleanCorrelationID(field, s string, required bool) (string, error) {
-	s, err := cleanString(field, s, MaxCorrelationID)
+	if strings.TrimSpace(s) == "" {
+		s = ""
+	}
+	s, err := checkText(field, s, MaxCorrelationID)
 	if err != nil {
 		return "", err
 	}

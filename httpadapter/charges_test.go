@@ -2,6 +2,7 @@ package httpadapter_test
 
 import (
 	"net/http"
+	"net/url"
 	"sort"
 	"strings"
 	"testing"
@@ -353,4 +354,56 @@ func TestCharges_Splits(t *testing.T) {
 	is.Equal(num(r.body, "pageInfo", "totalCount"), 0) // nothing created
 	c := s.createCharge(t, s.appID, `{"correlationID":"ok","value":100,"splits":[{"value":10,"pixKey":"A@example.com"}]}`)
 	is.Equal(str(list(c, "splits")[0], "pixKey"), "a@example.com") // an existing subaccount, any form of its key
+}
+
+// TestCorrelationID_AsSent: a correlationID is kept as the client sent it, spaces at its
+// ends included, so the reply shows it and every route finds the record by it. Before, it
+// was trimmed when stored and not when looked up: " pedido-1 " created a charge that
+// GET /charge/%20pedido-1%20 did not find. Blanks only is no id.
+func TestCorrelationID_AsSent(t *testing.T) {
+	s := newServer(t, httpadapter.Options{Sandbox: true})
+	const sent = " pedido-1 "
+	esc := url.PathEscape(sent)
+	t.Run("Charge", func(t *testing.T) {
+		is := is.New(t)
+		r := s.do(t, "POST", "/api/v1/charge", s.appID, `{"correlationID":" pedido-1 ","value":100}`)
+		mustStatus(t, is, r, http.StatusOK)
+		is.Equal(str(r.body, "charge", "correlationID"), sent) // as the client sent it
+		is.Equal(str(r.body, "correlationID"), sent)
+		r = s.do(t, "GET", "/api/v1/charge/"+esc, s.appID, "")
+		mustStatus(t, is, r, http.StatusOK) // found by it
+		r = s.do(t, "GET", "/api/v1/charge/pedido-1", s.appID, "")
+		is.Equal(r.status, http.StatusBadRequest) // another id
+		r = s.do(t, "POST", "/api/v1/charge?return_existing=true", s.appID, `{"correlationID":" pedido-1 ","value":100}`)
+		mustStatus(t, is, r, http.StatusOK) // the same charge again
+		r = s.do(t, "DELETE", "/api/v1/charge/"+esc, s.appID, "")
+		mustStatus(t, is, r, http.StatusOK)
+	})
+	t.Run("Customer", func(t *testing.T) {
+		is := is.New(t)
+		r := s.do(t, "POST", "/api/v1/customer", s.appID, `{"name":"Ana","email":"ana@example.com","correlationID":" pedido-1 "}`)
+		mustStatus(t, is, r, http.StatusOK)
+		mustStatus(t, is, s.do(t, "GET", "/api/v1/customer/"+esc, s.appID, ""), http.StatusOK)
+		mustStatus(t, is, s.do(t, "PATCH", "/api/v1/customer/"+esc, s.appID, `{"name":"Ana S."}`), http.StatusOK)
+	})
+	t.Run("PixQRCode", func(t *testing.T) {
+		is := is.New(t)
+		r := s.do(t, "POST", "/api/v1/qrcode-static", s.appID, `{"name":"loja","correlationID":" pedido-1 "}`)
+		mustStatus(t, is, r, http.StatusOK)
+		mustStatus(t, is, s.do(t, "GET", "/api/v1/qrcode-static/"+esc, s.appID, ""), http.StatusOK)
+	})
+	t.Run("Refund", func(t *testing.T) {
+		is := is.New(t)
+		s.createCharge(t, s.appID, `{"correlationID":"paid-1","value":10000}`)
+		s.sandboxPay(t, s.appID, "transactionID=paid-1")
+		r := s.do(t, "POST", "/api/v1/charge/paid-1/refund", s.appID, `{"correlationID":" pedido-1 ","value":100}`)
+		mustStatus(t, is, r, http.StatusOK)
+		mustStatus(t, is, s.do(t, "GET", "/api/v1/refund/"+esc, s.appID, ""), http.StatusOK)
+	})
+	t.Run("Blank", func(t *testing.T) {
+		is := is.New(t)
+		r := s.do(t, "POST", "/api/v1/charge", s.appID, `{"correlationID":"   ","value":100}`)
+		is.Equal(r.status, http.StatusBadRequest)
+		is.Equal(r.errMsg(), "correlationID is required")
+	})
 }
