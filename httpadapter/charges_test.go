@@ -407,3 +407,23 @@ func TestCorrelationID_AsSent(t *testing.T) {
 		is.Equal(r.errMsg(), "correlationID is required")
 	})
 }
+
+// TestCorrelationID_LoneSurrogate: a \u escape of a lone surrogate is refused as invalid
+// UTF-8 is. encoding/json decodes every one to U+FFFD, so "\ud800" and "\udbff" were one
+// correlationID: the second charge was refused as a duplicate of the first, and with
+// return_existing the client was handed the first, another value's charge. A pair (an
+// emoji) is text and is kept.
+func TestCorrelationID_LoneSurrogate(t *testing.T) {
+	is := is.New(t)
+	s := newServer(t, httpadapter.Options{})
+	for _, id := range []string{`\ud800`, `\udbff`, `\udc00`, `a\ud83dz`, `\ud83d\u0041`, `\ude00\ud83d`} {
+		r := s.do(t, "POST", "/api/v1/charge?return_existing=true", s.appID, `{"correlationID":"`+id+`","value":100}`)
+		is.Equal(r.status, http.StatusBadRequest)
+		is.True(strings.Contains(r.errMsg(), "lone surrogate"))
+	}
+	for _, id := range []string{`\ud83d\ude00`, `\\ud800`, `\u00e9\\\ud83d\ude00`} {
+		r := s.do(t, "POST", "/api/v1/charge", s.appID, `{"correlationID":"`+id+`","value":100}`)
+		mustStatus(t, is, r, http.StatusOK)
+		is.True(!strings.ContainsRune(str(r.body, "charge", "correlationID"), '\uFFFD'))
+	}
+}

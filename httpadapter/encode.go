@@ -192,6 +192,41 @@ func invalid(field, format string, args ...any) error {
 // object ([] included), malformed JSON, trailing data, a body over the size limit (set by
 // New's middleware) and values of the wrong type, naming the field. Unknown fields are ignored: the SDKs send
 // extras. Every error is EINVALID, answered 400.
+// loneSurrogate reports whether the JSON text b has a \u escape of a UTF-16 surrogate that
+// is not half of a pair (a high one followed at once by a low one). encoding/json decodes
+// each to U+FFFD, as it does invalid UTF-8, so two different ids would become one.
+func loneSurrogate(b []byte) bool {
+	escape := func(i int) (rune, bool) { // the \uXXXX at b[i:], if any
+		if i+6 > len(b) || b[i] != '\\' || b[i+1] != 'u' {
+			return 0, false
+		}
+		n, err := strconv.ParseUint(string(b[i+2:i+6]), 16, 16)
+		return rune(n), err == nil
+	}
+	for i := 0; i < len(b); i++ {
+		if b[i] != '\\' {
+			continue
+		}
+		r, ok := escape(i)
+		if !ok {
+			i++ // another escape: skip its character (\\ included)
+			continue
+		}
+		switch {
+		case r >= 0xD800 && r <= 0xDBFF:
+			if low, ok := escape(i + 6); !ok || low < 0xDC00 || low > 0xDFFF {
+				return true
+			}
+			i += 11
+		case r >= 0xDC00 && r <= 0xDFFF:
+			return true
+		default:
+			i += 5
+		}
+	}
+	return false
+}
+
 func decode[T any](r *http.Request) (T, error) {
 	var v T
 	if ct := r.Header.Get("Content-Type"); ct != "" && !plainJSON(ct) {
@@ -213,6 +248,9 @@ func decode[T any](r *http.Request) (T, error) {
 		return v, invalid("", "request body is required")
 	case !utf8.Valid(body):
 		return v, invalid("", "request body is not valid UTF-8")
+	case loneSurrogate(body):
+		// encoding/json would make it U+FFFD too: "\ud800" and "\udbff" would be one id
+		return v, invalid("", "request body has a \\u escape of a lone surrogate (\\uD800 to \\uDFFF not in a pair), which is not text")
 	case body[0] != '{':
 		return v, invalid("", "request body must be a JSON object")
 	}
