@@ -775,7 +775,7 @@ func (s *Service) ListCharges(ctx context.Context, f ChargeFilter) ([]Charge, Pa
 	default:
 		return nil, PageInfo{}, invalid("status", "status must be ACTIVE, COMPLETED or EXPIRED")
 	}
-	if !f.End.IsZero() && f.End.Before(f.Start) {
+	if !f.Start.IsZero() && !f.End.IsZero() && f.End.Before(f.Start) { // zero: no bound
 		return nil, PageInfo{}, invalid("end", "end must not be before start")
 	}
 	index := indexAll

@@ -493,7 +493,7 @@ func (s *Service) ListPayments(ctx context.Context, f PaymentFilter) ([]Payment,
 	if err != nil {
 		return nil, PageInfo{}, err
 	}
-	if !f.End.IsZero() && f.End.Before(f.Start) {
+	if !f.Start.IsZero() && !f.End.IsZero() && f.End.Before(f.Start) { // zero: no bound
 		return nil, PageInfo{}, invalid("end", "end must not be before start")
 	}
 	q := p.query(indexAll)

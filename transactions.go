@@ -337,7 +337,7 @@ func (s *Service) ListTransactions(ctx context.Context, f TransactionFilter) ([]
 	default:
 		return nil, PageInfo{}, invalid("type", "type must be PAYMENT, REFUND, WITHDRAW, FEE, INTERNAL_TRANSFER, BALANCE_BLOCK, BALANCE_UNBLOCK or REVERSAL")
 	}
-	if !f.End.IsZero() && f.End.Before(f.Start) {
+	if !f.Start.IsZero() && !f.End.IsZero() && f.End.Before(f.Start) { // zero: no bound
 		return nil, PageInfo{}, invalid("end", "end must not be before start")
 	}
 	n := 0

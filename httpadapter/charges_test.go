@@ -144,6 +144,13 @@ func TestCharges(t *testing.T) {
 			mustStatus(t, is, r, http.StatusOK)
 			is.Equal(num(r.body, "pageInfo", "totalCount"), 3) // past the years a bound can be written: no bound (it listed none)
 		}
+		for _, q := range []string{"end=0001-01-01T00:00:00Z", "end=0000-12-31T23:59:59Z", "start=0001-01-01T00:00:00Z&end=0001-01-01T00:00:00Z"} {
+			r = s.do(t, "GET", "/api/v1/charge?"+q, s.appID, "")
+			mustStatus(t, is, r, http.StatusOK)
+			is.Equal(num(r.body, "pageInfo", "totalCount"), 0) // an end before everything lists nothing (the zero time listed all; year 0 was a 400)
+		}
+		r = s.do(t, "GET", "/api/v1/charge?start=0001-01-01T00:00:00Z", s.appID, "")
+		is.Equal(num(r.body, "pageInfo", "totalCount"), 3) // and a start before everything, everything
 
 		for _, tc := range []struct{ query, field string }{
 			{"start=yesterday", "start"},

@@ -435,6 +435,12 @@ func queryTime(r *http.Request, name string) (time.Time, error) {
 	if err != nil {
 		return time.Time{}, invalid(name, "%s must be an RFC 3339 date-time, e.g. 2026-11-22T12:00:00Z", name)
 	}
+	if t.IsZero() {
+		// 0001-01-01T00:00:00Z sent is a bound (an end before everything lists nothing),
+		// but the zero time is "no bound" to the Service's filters: a nanosecond later is
+		// the same bound for every record there can be
+		t = t.Add(time.Nanosecond)
+	}
 	return t, nil
 }
 
