@@ -3,6 +3,7 @@ package payments
 import (
 	"context"
 	"encoding/base64"
+	"strings"
 	"time"
 )
 
@@ -334,6 +335,23 @@ func (t *txn) deletedCharge(txid string) (*ChargeRef, error) {
 		}
 	}
 	return nil, nil
+}
+
+// deletedChargeByGlobalID is the note of the deleted charge whose globalID is id, or nil.
+func (t *txn) deletedChargeByGlobalID(id string) (*ChargeRef, error) {
+	raw, err := base64.StdEncoding.DecodeString(id)
+	if err != nil {
+		return nil, nil
+	}
+	rid, ok := strings.CutPrefix(string(raw), "Charge:")
+	if !ok || rid == "" {
+		return nil, nil
+	}
+	var ref ChargeRef
+	if ok, err := found(t.get(collDeletedCharges, rid, "deleted charge", &ref)); err != nil || !ok {
+		return nil, err
+	}
+	return &ref, nil
 }
 
 // cannotTake says why a charge cannot take a payment of value at time at, or "". Whether

@@ -152,10 +152,12 @@ func TestService_ReceivePix_CannotTake(t *testing.T) {
 		xs, _, err := e.svc.ListTransactions(ctx, payments.TransactionFilter{Charge: "paid"})
 		is.NoErr(err)
 		is.Equal(len(xs), 2) // both Pix of the paid charge are listed under it
-		xs, _, err = e.svc.ListTransactions(ctx, payments.TransactionFilter{Charge: deleted.TransactionID})
-		is.NoErr(err)
-		is.Equal(len(xs), 1)                            // the Pix after deletion is found under the deleted charge
-		is.Equal(xs[0].Charge.CorrelationID, "deleted") // which it names
+		for _, id := range []string{deleted.TransactionID, deleted.GlobalID} {
+			xs, _, err = e.svc.ListTransactions(ctx, payments.TransactionFilter{Charge: id})
+			is.NoErr(err)
+			is.Equal(len(xs), 1)                            // the Pix after deletion is found under the deleted charge, by either id
+			is.Equal(xs[0].Charge.CorrelationID, "deleted") // which it names
+		}
 		again := createCharge(t, e, payments.CreateChargeParams{CorrelationID: "deleted", Value: 500})
 		is.True(again.TransactionID != deleted.TransactionID) // its correlationID is free for a new charge
 		audit(t, e.svc)

@@ -360,6 +360,10 @@ func (s *Service) ListTransactions(ctx context.Context, f TransactionFilter) ([]
 				return err
 			} else if ok {
 				index = "charge:" + c.TransactionID
+			} else if ref, err := t.deletedChargeByGlobalID(f.Charge); err != nil {
+				return err
+			} else if ref != nil {
+				index = "charge:" + ref.TransactionID // a deleted charge, by its globalID
 			} else {
 				index = "charge:" + f.Charge // a deleted charge: its transactionID still finds its Pix
 			}
