@@ -1,9 +1,15 @@
 package payments
 
 import (
+	"bytes"
+	"cmp"
 	"context"
+	"crypto/tls"
+	"errors"
 	"fmt"
 	"log/slog"
+	"mime/quotedprintable"
+	"net"
 	"net/smtp"
 	"slices"
 	"strings"
@@ -72,14 +78,81 @@ type SMTPMailer struct {
 	Auth smtp.Auth
 }
 
-// SendMail sends m. net/smtp takes no context: the call ends when the server answers.
-func (s SMTPMailer) SendMail(_ context.Context, m MailMessage) error {
+// SendMail sends m, within ctx: a server that does not answer before ctx ends (the
+// webhook's per-attempt timeout) fails the attempt, which is retried as a URL's is. The
+// body is the payload in quoted-printable, so that no line passes the 998 characters a
+// mail line may have (RFC 5322) and the JSON arrives whole.
+func (s SMTPMailer) SendMail(ctx context.Context, m MailMessage) error {
 	for _, v := range []string{m.To, m.Subject, s.From} {
 		if strings.ContainsAny(v, "\r\n") {
 			return fmt.Errorf("mail header with a line break")
 		}
 	}
-	msg := fmt.Sprintf("From: %s\r\nTo: %s\r\nSubject: %s\r\nDate: %s\r\nContent-Type: application/json; charset=utf-8\r\n\r\n%s\r\n",
-		s.From, m.To, m.Subject, time.Now().UTC().Format(time.RFC1123Z), m.Body)
-	return smtp.SendMail(s.Addr, s.Auth, s.From, []string{m.To}, []byte(msg))
+	var msg bytes.Buffer
+	fmt.Fprintf(&msg, "From: %s\r\nTo: %s\r\nSubject: %s\r\nDate: %s\r\nMIME-Version: 1.0\r\n"+
+		"Content-Type: application/json; charset=utf-8\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\n",
+		s.From, m.To, m.Subject, time.Now().UTC().Format(time.RFC1123Z))
+	qp := quotedprintable.NewWriter(&msg)
+	if _, err := qp.Write(m.Body); err != nil {
+		return err
+	}
+	if err := qp.Close(); err != nil {
+		return err
+	}
+	msg.WriteString("\r\n")
+
+	host, _, err := net.SplitHostPort(s.Addr)
+	if err != nil {
+		return fmt.Errorf("smtp: address %q: %w", s.Addr, err)
+	}
+	conn, err := (&net.Dialer{}).DialContext(ctx, "tcp", s.Addr)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	stop := context.AfterFunc(ctx, func() { conn.Close() }) // net/smtp takes no context: end the conversation
+	defer stop()
+	c, err := smtp.NewClient(conn, host)
+	if err != nil {
+		return cmp.Or(ctx.Err(), err)
+	}
+	if err := s.send(c, host, m.To, msg.Bytes()); err != nil {
+		return cmp.Or(ctx.Err(), err)
+	}
+	return nil
+}
+
+// send is net/smtp's SendMail on the client c.
+func (s SMTPMailer) send(c *smtp.Client, host, to string, msg []byte) error {
+	defer c.Close()
+	if ok, _ := c.Extension("STARTTLS"); ok {
+		if err := c.StartTLS(&tls.Config{ServerName: host}); err != nil {
+			return err
+		}
+	}
+	if s.Auth != nil {
+		if ok, _ := c.Extension("AUTH"); !ok {
+			return errors.New("smtp: server doesn't support AUTH")
+		}
+		if err := c.Auth(s.Auth); err != nil {
+			return err
+		}
+	}
+	if err := c.Mail(s.From); err != nil {
+		return err
+	}
+	if err := c.Rcpt(to); err != nil {
+		return err
+	}
+	w, err := c.Data()
+	if err != nil {
+		return err
+	}
+	if _, err := w.Write(msg); err != nil {
+		return err
+	}
+	if err := w.Close(); err != nil {
+		return err
+	}
+	return c.Quit()
 }
