@@ -260,7 +260,7 @@ func (s *Service) CreateSubscription(ctx context.Context, p CreateSubscriptionPa
 
 func (t *txn) buildSubscription(p CreateSubscriptionParams) (subscriptionRecord, error) {
 	var r subscriptionRecord
-	if len([]rune(strings.TrimSpace(p.CorrelationID))) > MaxSubscriptionCorrelationID { // before the general limit, which is higher
+	if utf8.RuneCountInString(p.CorrelationID) > MaxSubscriptionCorrelationID { // as kept (spaces too), before the general limit, which is higher
 		return r, invalid("correlationID", "correlationID must have at most %d characters", MaxSubscriptionCorrelationID)
 	}
 	corr, err := cleanCorrelationID("correlationID", p.CorrelationID, false)

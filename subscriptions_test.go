@@ -450,3 +450,22 @@ func TestService_RunDue_Crash(t *testing.T) {
 		})
 	}
 }
+
+// TestService_Subscription_CorrelationIDSpaces: the length limit of a subscription's
+// correlationID counts it as kept, spaces at its ends too, so that each period's charge
+// (correlationID ":yyyy-mm-dd") fits. Before, 244 characters and five spaces were
+// accepted, and every pass then failed to generate its charges.
+func TestService_Subscription_CorrelationIDSpaces(t *testing.T) {
+	eachStore(t, func(t *testing.T, e env) {
+		is := is.New(t)
+		long := strings.Repeat("s", payments.MaxSubscriptionCorrelationID) + "     "
+		_, err := e.svc.CreateSubscription(ctx, payments.CreateSubscriptionParams{CorrelationID: long, Value: 990, Customer: &subCustomer, DayGenerateCharge: intp(22)})
+		is.Equal(payments.ErrorField(err), "correlationID") // refused up front
+		fits := strings.Repeat("s", payments.MaxSubscriptionCorrelationID-5) + "     "
+		_, err = e.svc.CreateSubscription(ctx, payments.CreateSubscriptionParams{CorrelationID: fits, Value: 990, Customer: &subCustomer, DayGenerateCharge: intp(22)})
+		is.NoErr(err)
+		_, err = e.svc.AdvanceClock(ctx, e.clock, 40*24*time.Hour)
+		is.NoErr(err)                                // the due work succeeds
+		is.Equal(len(subCharges(t, e.svc, fits)), 2) // Nov 22 and Dec 22
+	})
+}
