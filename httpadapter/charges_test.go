@@ -385,6 +385,9 @@ func TestCorrelationID_AsSent(t *testing.T) {
 		mustStatus(t, is, r, http.StatusOK) // the same charge again
 		r = s.do(t, "DELETE", "/api/v1/charge/"+esc, s.appID, "")
 		mustStatus(t, is, r, http.StatusOK)
+		s.createCharge(t, s.appID, `{"correlationID":" pago ","value":100}`)
+		x := s.sandboxPay(t, s.appID, "transactionID="+url.QueryEscape(" pago "))
+		is.Equal(str(x, "charge", "correlationID"), " pago ") // the sandbox pays it by that id too
 	})
 	t.Run("Customer", func(t *testing.T) {
 		is := is.New(t)

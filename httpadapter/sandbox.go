@@ -35,15 +35,16 @@ const (
 func handleSandboxPay(log *slog.Logger) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		q := r.URL.Query()
-		chargeID, qrID := strings.TrimSpace(q.Get("transactionID")), strings.TrimSpace(q.Get("identifier"))
+		chargeID, qrID := q.Get("transactionID"), q.Get("identifier") // as sent: a correlationID may end in spaces
+		blank := func(s string) bool { return strings.TrimSpace(s) == "" }
 		var body any
 		var err error
 		switch {
-		case chargeID != "" && qrID != "":
+		case !blank(chargeID) && !blank(qrID):
 			err = invalid("identifier", "give transactionID (a charge) or identifier (a static QR code), not both")
-		case chargeID != "":
+		case !blank(chargeID):
 			body, err = sandboxPayCharge(r, chargeID)
-		case qrID != "":
+		case !blank(qrID):
 			body, err = sandboxPayQRCode(r, qrID)
 		default:
 			err = invalid("transactionID", "transactionID (a charge) or identifier (a static QR code) is required")
