@@ -249,9 +249,6 @@ func (s *Service) deliverWebhook(ctx context.Context, id string) error {
 		if err != nil || !ok {
 			return err
 		}
-		if w.URL != "" && s.core.webhooks.sender == nil {
-			return errNoSender // opened without a sender: it waits, queued, for a Service that has one
-		}
 		start := time.Now()
 		var res WebhookResponse
 		var failure string
@@ -297,14 +294,17 @@ func webhookMessageID(webhookID string, seq uint64) string {
 
 // claimWebhookEvent finds the webhook's next event: the first after its cursor with its
 // name. Events it passes over (other names) move the cursor. No event left (or the webhook
-// gone, inactive or not due) takes the webhook off the queue and answers ok false.
+// gone, inactive or not due) takes the webhook off the queue and answers ok false. A
+// webhook with a URL, claimed by a Service without a WebhookSender, is left as it is,
+// unleased, with errNoSender.
 func (s *Service) claimWebhookEvent(ctx context.Context, id string) (webhookRecord, Event, bool, error) {
 	var rec webhookRecord
 	var ev Event
 	var ok bool
 	lease := s.core.webhooks.lease
+	var noSender bool
 	err := s.update(ctx, func(t *txn) error {
-		rec, ev, ok = webhookRecord{}, Event{}, false
+		rec, ev, ok, noSender = webhookRecord{}, Event{}, false, false
 		err := t.get(collWebhooks, id, "webhook", &rec)
 		if exists, err := found(err); err != nil {
 			return err
@@ -317,6 +317,11 @@ func (s *Service) claimWebhookEvent(ctx context.Context, id string) (webhookReco
 		}
 		if rec.Queued && rec.NextAt.After(t.now) || rec.LeasedUntil.After(t.now) {
 			return nil // a retry later on, or another process is delivering
+		}
+		if noSender = rec.URL != "" && s.core.webhooks.sender == nil; noSender {
+			// opened without a sender: it waits, queued and not leased, for a Service that
+			// has one (a lease would keep the others off it until it ran out)
+			return nil
 		}
 		p, err := t.tx.List(collEvents, t.company, store.Query{Index: indexAll, From: seqID(rec.Cursor + 1), Limit: webhookScan})
 		if err != nil {
@@ -346,6 +351,9 @@ func (s *Service) claimWebhookEvent(ctx context.Context, id string) (webhookReco
 			return t.unqueueWebhook(&rec) // nothing left: emit queues it again
 		}
 	})
+	if err == nil && noSender {
+		return rec, ev, false, errNoSender
+	}
 	if err == nil && !ok && rec.Queued && rec.IsActive && !rec.NextAt.After(s.now()) && !rec.LeasedUntil.After(s.now()) {
 		// passed over a full scan of other events: look again
 		return s.claimWebhookEvent(ctx, id)

@@ -276,3 +276,32 @@ func TestService_WebhookLease_LateOutcome(t *testing.T) {
 		})
 	}
 }
+
+// TestService_WebhookLease_NoSender: a process without a WebhookSender (a tool, a
+// migration) running the due pass on a shared store leaves the webhooks it cannot serve
+// as they were, unleased, so a server delivers their events at once. Before, it leased
+// each and kept the servers off it until the lease ran out.
+func TestService_WebhookLease_NoSender(t *testing.T) {
+	for _, stt := range stores {
+		t.Run(stt.name, func(t *testing.T) {
+			is := is.New(t)
+			st := stt.open(t)
+			t.Cleanup(func() { st.Close() })
+			clock := payments.NewManualClock(t0)
+			var got tally
+			server := process(t, st, clock, senderFunc(func(ctx context.Context, r payments.WebhookRequest) (payments.WebhookResponse, error) {
+				got.add(r)
+				return payments.WebhookResponse{Status: 200}, nil
+			}))
+			tool := process(t, st, clock, nil)
+			createWebhook(t, server, "https://hooks.example.com/x", payments.EventChargeCreated)
+			newCharge(t, server, "c1")
+			is.NoErr(tool.RunDue(ctx)) // nothing sent: it has no sender
+			n, _ := got.counts()
+			is.Equal(n, 0)
+			is.NoErr(server.RunDue(ctx))
+			n, _ = got.counts()
+			is.Equal(n, 1) // delivered by the process with a sender, without waiting for a lease
+		})
+	}
+}
