@@ -217,7 +217,28 @@ func (t *txn) loadCompany() (Company, error) {
 	if err != nil {
 		return Company{}, storeErr(err, "company")
 	}
-	return decodeMemoized[Company](&t.svc.core.memo, collCompanies, systemSpace, r)
+	c, err := decodeMemoized[Company](&t.svc.core.memo, collCompanies, systemSpace, r)
+	return c.detached(), err
+}
+
+// detached is c with its tax ID and policies copied: a Company from the decode memo shares them with
+// every other read of the same record, and one returned to a caller (UpdateCompany,
+// GetCompany) who changed them would change the fees the Service charges.
+func (c Company) detached() Company {
+	c.TaxID = clonePtr(c.TaxID)
+	c.FeePolicy = clonePtr(c.FeePolicy)
+	c.CashbackPolicy = clonePtr(c.CashbackPolicy)
+	c.WithdrawalPolicy = clonePtr(c.WithdrawalPolicy)
+	return c
+}
+
+// clonePtr is a pointer to a copy of *p, or nil.
+func clonePtr[T any](p *T) *T {
+	if p == nil {
+		return nil
+	}
+	v := *p
+	return &v
 }
 
 // CompanyUpdate changes the company's receiving identity and policies; nil fields stay,

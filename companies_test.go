@@ -99,3 +99,30 @@ func TestOpen_CloseOwnedOnce(t *testing.T) {
 	_, err = svc.GetCompany(ctx)
 	is.True(err != nil) // the owner's Close closes it
 }
+
+// TestService_UpdateCompany_Detached: the company UpdateCompany and GetCompany return is
+// the caller's: changing its policies changes nothing in the Service. Before, a company
+// read from the decode memo shared its fee policy with the Service's own reads, and a
+// caller editing the one an update returned changed the fee of the next charge.
+func TestService_UpdateCompany_Detached(t *testing.T) {
+	eachStore(t, func(t *testing.T, e env) {
+		is := is.New(t)
+		_, err := e.svc.UpdateCompany(ctx, payments.CompanyUpdate{FeePolicy: &payments.FeePolicy{BasisPoints: 80, Min: 50, Max: 500}})
+		is.NoErr(err)
+		before := createCharge(t, e, payments.CreateChargeParams{CorrelationID: "before", Value: 100000})
+		is.Equal(before.Fee, int64(500)) // 0.8%, at most R$ 5,00
+
+		co, err := e.svc.UpdateCompany(ctx, payments.CompanyUpdate{}) // nothing to change
+		is.NoErr(err)
+		co.FeePolicy.BasisPoints, co.FeePolicy.Max = 10000, 0 // the caller edits its own copy
+		got, err := e.svc.GetCompany(ctx)
+		is.NoErr(err)
+		got.FeePolicy.Min = 99999
+
+		stored, err := e.svc.GetCompany(ctx)
+		is.NoErr(err)
+		is.Equal(*stored.FeePolicy, payments.FeePolicy{BasisPoints: 80, Min: 50, Max: 500})
+		after := createCharge(t, e, payments.CreateChargeParams{CorrelationID: "after", Value: 100000})
+		is.Equal(after.Fee, int64(500)) // still 0.8%
+	})
+}

@@ -11,8 +11,9 @@ import (
 // account, its books), the value last decoded with the bytes it was decoded from. A read
 // that finds the same bytes in its transaction takes the value without decoding it again,
 // so the result is what decoding would give: the memo saves time and decides nothing.
-// Values are structs without shared mutable parts, returned by copy. It holds at most
-// memoMax entries and starts over when full. Safe for concurrent use.
+// Values are structs returned by copy; what they point to is shared, so a reader whose
+// value has pointers copies them before the value leaves it (Company.detached). It holds
+// at most memoMax entries and starts over when full. Safe for concurrent use.
 type decodeMemo struct {
 	mu sync.Mutex
 	m  map[memoKey]memoEntry
