@@ -228,6 +228,7 @@ func (s *Service) ListApplications(ctx context.Context, p ListParams) ([]Applica
 // the company out of the API; create another one first. An inactive one stays inactive.
 func (s *Service) DeactivateApplication(ctx context.Context, clientID string) (Application, error) {
 	var a applicationRecord
+	var wrote bool // some run of the function wrote the deactivation
 	err := s.update(ctx, func(t *txn) error {
 		a = applicationRecord{} // decoded afresh on every run: the store may run this function again
 		r, err := t.tx.GetByKey(collApplications, systemSpace, "clientId:"+clientID)
@@ -256,13 +257,15 @@ func (s *Service) DeactivateApplication(ctx context.Context, clientID string) (A
 		if err != nil {
 			return err
 		}
+		wrote = true
 		return storeErr(t.tx.Put(collApplications, systemSpace, r), "application")
 	})
-	// Whatever the outcome (a failed commit may still have landed), no cached App ID
-	// outlives this call (applications_cache.go); except when the call was refused for
-	// what it asked, which changed nothing: otherwise any client could empty every
-	// company's cache with clientIds that do not exist.
-	if c := ErrorCode(err); c != ENOTFOUND && c != EPRECONDITION {
+	// Once the deactivation was written, whatever the outcome (a failed commit may still
+	// have landed), no cached App ID outlives this call (applications_cache.go). A call
+	// that wrote nothing (an unknown or another company's clientId, the last active
+	// application, one inactive already) leaves the cache alone: otherwise any client
+	// could empty every company's cache at will.
+	if wrote {
 		authEpoch.Add(1)
 	}
 	if err != nil {

@@ -93,8 +93,9 @@ func TestAuthCache_Bounded(t *testing.T) {
 }
 
 // TestDeactivateApplication_RefusedKeepsCache: a deactivation refused for what it asked (an
-// unknown clientId, the last active application) changed nothing and leaves every cached
-// App ID in place; one that deactivates empties the cache.
+// unknown clientId, the last active application) or of an application inactive already
+// changed nothing and leaves every cached App ID in place; one that deactivates empties
+// the cache.
 func TestDeactivateApplication_RefusedKeepsCache(t *testing.T) {
 	is := is.New(t)
 	ctx := context.Background()
@@ -112,4 +113,9 @@ func TestDeactivateApplication_RefusedKeepsCache(t *testing.T) {
 	_, err = svc.DeactivateApplication(ctx, b.ClientID)
 	is.NoErr(err)
 	is.True(authEpoch.Load() > before) // a deactivation empties it
+	before = authEpoch.Load()
+	again, err := svc.DeactivateApplication(ctx, b.ClientID)
+	is.NoErr(err) // inactive already: answered as it is
+	is.True(!again.IsActive)
+	is.Equal(authEpoch.Load(), before) // and, as nothing changed, nothing emptied (it was, every time)
 }
