@@ -11,6 +11,18 @@ import (
 type applicationFields struct {
 	Name string `json:"name"`
 	Type string `json:"type"`
+	// Scopes would restrict what the application may do. This version has no scopes:
+	// every application acts on all of its company's routes, so asking for any is a 400
+	// (an application believed restricted and not restricted would be worse).
+	Scopes []string `json:"scopes"`
+}
+
+// noScopes refuses scopes asked for (see applicationFields.Scopes), naming field.
+func (f applicationFields) noScopes(field string) error {
+	if len(f.Scopes) > 0 {
+		return invalid(field, "%s are not offered: an application has access to every route of its company; leave %s out", field, field)
+	}
+	return nil
 }
 
 // applicationCreateBody is the body of POST /application: {application:{name,type}}, or
@@ -20,23 +32,24 @@ type applicationCreateBody struct {
 	applicationFields
 }
 
-func (b applicationCreateBody) params() payments.ApplicationParams {
-	f := b.applicationFields
+func (b applicationCreateBody) params() (payments.ApplicationParams, error) {
+	f, field := b.applicationFields, "scopes"
 	if b.Application != nil {
-		f = *b.Application
+		f, field = *b.Application, "application.scopes"
 	}
-	return payments.ApplicationParams{Name: f.Name, Type: payments.ApplicationType(f.Type)}
+	return payments.ApplicationParams{Name: f.Name, Type: payments.ApplicationType(f.Type)}, f.noScopes(field)
 }
 
 // applicationView is an application as returned: with its appID when the secret is known
 // (only in the response that created it).
 type applicationView struct {
 	payments.Application
-	AppID string `json:"appID,omitempty"`
+	AppID  string   `json:"appID,omitempty"`
+	Scopes []string `json:"scopes"` // always empty: no restriction (see applicationFields.Scopes)
 }
 
 func viewApplication(a payments.Application) applicationView {
-	return applicationView{Application: a, AppID: a.AppID()}
+	return applicationView{Application: a, AppID: a.AppID(), Scopes: []string{}}
 }
 
 // handleApplicationCreate: POST /application → 201 {application:{...,clientId,clientSecret,
@@ -48,7 +61,12 @@ func handleApplicationCreate(log *slog.Logger) http.Handler {
 			writeError(w, r, log, err)
 			return
 		}
-		a, err := company(r).CreateApplication(r.Context(), body.params())
+		p, err := body.params()
+		if err != nil {
+			writeError(w, r, log, err)
+			return
+		}
+		a, err := company(r).CreateApplication(r.Context(), p)
 		if err != nil {
 			writeError(w, r, log, err)
 			return

@@ -107,6 +107,10 @@ func handlePartnerApplicationCreate(log *slog.Logger) http.Handler {
 			writeError(w, r, log, err)
 			return
 		}
+		if err := body.Application.noScopes("application.scopes"); err != nil {
+			writeError(w, r, log, err)
+			return
+		}
 		taxID, err := taxIDString("taxID", body.TaxID)
 		if err != nil {
 			writeError(w, r, log, err)

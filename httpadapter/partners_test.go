@@ -74,6 +74,7 @@ func TestPartner(t *testing.T) {
 		is.Equal(get(a, "isActive"), true)
 		is.True(str(a, "clientId") != "")
 		is.True(str(a, "clientSecret") != "") // shown once
+		is.Equal(get(a, "scopes"), []any{})   // the reference's key: none (no restriction here)
 		companyAppID = str(a, "appID")
 		is.True(companyAppID != "")
 
@@ -129,6 +130,9 @@ func TestPartner(t *testing.T) {
 			{"AppNameMissing", "/api/v1/partner/application", `{"application":{"type":"API"},"taxID":{"taxID":"11222333000181"}}`, "application.name"},
 			{"AppType", "/api/v1/partner/application", `{"application":{"name":"x","type":"NOPE"},"taxID":{"taxID":"11222333000181"}}`, "application.type"},
 			{"AppTaxIDMissing", "/api/v1/partner/application", `{"application":{"name":"x"}}`, "taxID"},
+			{"AppScopes", "/api/v1/partner/application", `{"application":{"name":"x","type":"API","scopes":["CHARGE"]},"taxID":{"taxID":"11222333000181"}}`, "application.scopes are not offered"}, // not silently dropped
+			{"OwnAppScopes", "/api/v1/application", `{"application":{"name":"x","scopes":["CHARGE"]}}`, "application.scopes"},
+			{"OwnAppScopesFlat", "/api/v1/application", `{"name":"x","scopes":["CHARGE"]}`, "scopes"},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
 				is := is.New(t)
