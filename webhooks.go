@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/pixfoundry/payments/store"
 )
@@ -176,8 +177,12 @@ func (p CreateWebhookParams) check(s *Service) (CreateWebhookParams, error) {
 		return p, invalid("url", "url is required")
 	}
 	u, perr := url.Parse(p.URL)
-	if p.Email == "" && (perr != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil) {
+	if p.Email == "" && (perr != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" || u.User != nil) {
 		return p, invalid("url", "url must be an absolute http or https URL without credentials")
+	}
+	if p.Email == "" && (strings.ContainsFunc(p.URL, unicode.IsSpace) || strings.Contains(p.URL, "#")) {
+		// a space would be sent escaped, a fragment not at all: not the URL the client gave
+		return p, invalid("url", "url must not contain spaces or a #fragment (escape them: %%20, %%23)")
 	}
 	p.Event = strings.TrimSpace(p.Event)
 	if p.Event == "" {

@@ -121,6 +121,8 @@ var notGlobal = func() []netip.Prefix {
 		"2001::/23",       // IETF protocol assignments (Teredo among them)
 		"2001:db8::/32",   // documentation
 		"2002::/16",       // 6to4, an IPv4 address inside
+		"3fff::/20",       // documentation (RFC 9637)
+		"5f00::/16",       // segment routing (SRv6) SIDs (RFC 9602)
 	} {
 		out = append(out, netip.MustParsePrefix(p))
 	}

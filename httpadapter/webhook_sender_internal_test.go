@@ -20,6 +20,7 @@ func TestPublicAddr(t *testing.T) {
 		"255.255.255.255": false, "224.0.0.1": false, "::1": false, "::": false, "fe80::1": false, "fd00::1": false,
 		"::ffff:127.0.0.1": false, "::127.0.0.1": false, "::a00:1": false, "64:ff9b::a00:1": false, "64:ff9b:1::1": false, "2002:a00:1::1": false,
 		"2001:db8::1": false, "2001:0:4136:e378::1": false, "100::1": false, "ff02::1": false,
+		"3fff::1": false, "3fff:fff::1": false, "4000::1": true, "5f00::1": false,
 	} {
 		if got := publicAddr(netip.MustParseAddr(a)); got != want {
 			t.Errorf("publicAddr(%s) = %v, want %v", a, got, want)

@@ -243,6 +243,9 @@ func TestWebhooks_CreateErrors(t *testing.T) {
 	rcv.status = 404
 	for _, tc := range []struct{ body, want string }{
 		{`{"webhook":{"url":"nope"}}`, "url must be an absolute http or https URL without credentials"},
+		{`{"webhook":{"url":"http://:1/"}}`, "url must be an absolute http or https URL without credentials"}, // no host: it dialed this machine
+		{`{"webhook":{"url":"` + rcv.URL + `/a b"}}`, "url must not contain spaces or a #fragment (escape them: %20, %23)"},
+		{`{"webhook":{"url":"` + rcv.URL + `/in#part"}}`, "url must not contain spaces or a #fragment (escape them: %20, %23)"}, // never sent
 		{`{"webhook":{"url":"` + rcv.URL + `","event":"X"}}`, `event "X" is not one of GET /api/v1/webhook/events`},
 		{`{"webhook":{"url":"` + rcv.URL + `"}}`, "the url answered the test call with HTTP 404, not 2xx"},
 		{`{"webhook":{"url":1}}`, "webhook.url must be a string"},
