@@ -171,8 +171,12 @@ func (s *Service) GetCompany(ctx context.Context) (Company, error) {
 
 // CreateCompany creates a new company registered by this one, which must be a partner.
 // The new company starts with its default account and no other data; act for it with
-// Company.
+// Company. It is not a partner itself: p.Partner true is EINVALID on "partner" (only the
+// default company of Options is one).
 func (s *Service) CreateCompany(ctx context.Context, p CompanyParams) (Company, error) {
+	if p.Partner {
+		return Company{}, invalid("partner", "a company a partner registers cannot be a partner itself")
+	}
 	var c Company
 	err := s.update(ctx, func(t *txn) error {
 		if err := t.requirePartner(); err != nil {
@@ -251,7 +255,7 @@ type CompanyUpdate struct {
 	MerchantCity   *string
 	FeePolicy      *FeePolicy
 	CashbackPolicy *CashbackPolicy
-	// WithdrawalPolicy: nil means DefaultWithdrawalPolicy().
+	// WithdrawalPolicy replaces the company's; nil keeps it.
 	WithdrawalPolicy *WithdrawalPolicy
 }
 

@@ -126,3 +126,16 @@ func TestService_UpdateCompany_Detached(t *testing.T) {
 		is.Equal(after.Fee, int64(500)) // still 0.8%
 	})
 }
+
+// TestService_CreateCompany_NotPartner: a company a partner registers is not a partner;
+// asking for one is refused naming partner rather than silently ignored.
+func TestService_CreateCompany_NotPartner(t *testing.T) {
+	eachStore(t, func(t *testing.T, e env) {
+		is := is.New(t)
+		_, err := e.svc.CreateCompany(ctx, payments.CompanyParams{Name: "Reseller", Partner: true})
+		is.Equal(payments.ErrorField(err), "partner")
+		co, err := e.svc.CreateCompany(ctx, payments.CompanyParams{Name: "Shop"})
+		is.NoErr(err)
+		is.True(!co.Partner)
+	})
+}
