@@ -396,6 +396,13 @@ const (
 
 func byCreation(t time.Time) store.Index { return store.Index{Name: indexAll, Sort: sortTime(t)} }
 
+// byCreationThen is byCreation for a record whose id does not grow with creation (a Pix
+// key, an encoded id): objectID, one made with the record, breaks the ties of one instant
+// in creation order, as the id does for the others (indexes break ties by id).
+func byCreationThen(t time.Time, objectID string) store.Index {
+	return store.Index{Name: indexAll, Sort: sortTime(t) + objectID}
+}
+
 // cleanString trims s and rejects control characters, text-direction controls and
 // overlong values.
 func cleanString(field, s string, max int) (string, error) {

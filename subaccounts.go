@@ -83,7 +83,7 @@ func (s *Service) CreateSubaccount(ctx context.Context, p CreateSubaccountParams
 			return err // an account's key: a key names one place the company's money is
 		}
 		sa = Subaccount{Name: name, PixKey: key, CreatedAt: t.now, UpdatedAt: t.now}
-		if err := t.insert(collSubaccounts, key, "subaccount", sa, nil, []store.Index{byCreation(t.now)}); err != nil {
+		if err := t.insert(collSubaccounts, key, "subaccount", sa, nil, []store.Index{byCreationThen(t.now, t.newID())}); err != nil {
 			return err
 		}
 		created = true

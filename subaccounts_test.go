@@ -286,3 +286,23 @@ func TestService_PixKeyMessages(t *testing.T) {
 		})
 	})
 }
+
+// TestService_ListSubaccounts_SameInstant: subaccounts created at one instant list newest
+// first too. Before, ties were broken by Pix key: zeca@ listed before ana@ although ana@
+// was created after it.
+func TestService_ListSubaccounts_SameInstant(t *testing.T) {
+	eachStore(t, func(t *testing.T, e env) {
+		is := is.New(t)
+		keys := []string{"zeca@example.com", "ana@example.com", "maria@example.com", "bia@example.com"}
+		for _, k := range keys {
+			mustSubaccount(t, e.svc, k, 0)
+		}
+		subs, _, err := e.svc.ListSubaccounts(ctx, payments.ListParams{})
+		is.NoErr(err)
+		var got []string
+		for _, s := range subs {
+			got = append(got, s.PixKey)
+		}
+		is.Equal(got, []string{"bia@example.com", "maria@example.com", "ana@example.com", "zeca@example.com"}) // newest first
+	})
+}

@@ -271,7 +271,8 @@ func (t *txn) lastSeq() (uint64, error) {
 // putWebhook stores rec with its indexes: every webhook by creation and by url; the active
 // ones by event, where emit finds them.
 func (t *txn) putWebhook(rec *webhookRecord, isNew bool) error {
-	ix := []store.Index{byCreation(rec.CreatedAt), {Name: indexWebhookURL, Sort: rec.URL + "\x00" + sortTime(rec.CreatedAt)}}
+	oid := webhookObjectID(rec.ID)
+	ix := []store.Index{byCreationThen(rec.CreatedAt, oid), {Name: indexWebhookURL, Sort: rec.URL + "\x00" + sortTime(rec.CreatedAt) + oid}}
 	if rec.IsActive {
 		ix = append(ix, store.Index{Name: webhookEventIndex(rec.Event), Sort: sortTime(rec.CreatedAt)})
 	}
@@ -279,6 +280,17 @@ func (t *txn) putWebhook(rec *webhookRecord, isNew bool) error {
 		return t.insert(collWebhooks, rec.ID, "webhook", rec, nil, ix)
 	}
 	return t.put(collWebhooks, rec.ID, "webhook", rec, nil, ix)
+}
+
+// webhookObjectID is the object id inside a webhook's id (base64 of "Webhook:<objectID>"),
+// which grows with creation as the encoded id does not; "" for an id not so made.
+func webhookObjectID(id string) string {
+	raw, err := base64.URLEncoding.DecodeString(id)
+	if err != nil {
+		return ""
+	}
+	oid, _ := strings.CutPrefix(string(raw), "Webhook:")
+	return oid
 }
 
 // ListWebhooks lists the company's webhooks, newest first; a non-empty url keeps those

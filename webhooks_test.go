@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -633,4 +634,28 @@ func TestService_CreateWebhook_LongURL(t *testing.T) {
 			is.NoErr(err) // the longest taken, on every store
 		})
 	}
+}
+
+// TestService_ListWebhooks_SameInstant: webhooks created at one instant list newest first,
+// with and without the url filter. Before, ties were broken by the encoded id, whose
+// base64 does not sort as the id it encodes.
+func TestService_ListWebhooks_SameInstant(t *testing.T) {
+	eachWebhookStore(t, payments.Options{}, func(t *testing.T, e env) {
+		is := is.New(t)
+		r := newReceiver(t)
+		var made []string
+		for range 40 {
+			made = append(made, createWebhook(t, e.svc, r.URL+"/in", payments.EventChargeCreated).ID)
+		}
+		slices.Reverse(made) // newest first
+		for _, url := range []string{"", r.URL + "/in"} {
+			ws, _, err := e.svc.ListWebhooks(ctx, url, payments.ListParams{})
+			is.NoErr(err)
+			var got []string
+			for _, w := range ws {
+				got = append(got, w.ID)
+			}
+			is.Equal(got, made)
+		}
+	})
 }
