@@ -699,7 +699,7 @@ func (s *Service) migrateLinks(ctx context.Context) error {
 // withStatus's.
 func (s *Service) migrateChargeIndexes(ctx context.Context) error {
 	return s.migrateOnce(ctx, migrationChargeIndex1, func(co *Service) error {
-		return co.eachChargeBatch(ctx, indexAll, func(t *txn, id string, c *Charge) error {
+		return eachBatch(ctx, co, collCharges, indexAll, func(t *txn, id string, c *Charge) error {
 			if c.Customer == nil && c.Subscription == "" {
 				return nil
 			}
@@ -712,7 +712,7 @@ func (s *Service) migrateChargeIndexes(ctx context.Context) error {
 // that lack it, a batch per transaction. It pages by skip through the charges by creation:
 // charges made meanwhile come after the page, and have their id already.
 func (s *Service) linkCharges(ctx context.Context) error {
-	return s.eachChargeBatch(ctx, indexAll, func(t *txn, id string, c *Charge) error {
+	return eachBatch(ctx, s, collCharges, indexAll, func(t *txn, id string, c *Charge) error {
 		lr, err := t.tx.Get(collPaymentLinks, systemSpace, c.PaymentLinkID)
 		if ok, err := found(storeErr(err, "payment link")); err != nil || !ok {
 			return err

@@ -441,29 +441,30 @@ func (s *Service) scheduleActiveCharges(ctx context.Context) error {
 	})
 }
 
-// eachChargeBatch calls fn for every charge of the company in the index, in order, a
-// batch of expireBatch per transaction: for the migrations, which run once per database
-// over indexes that new charges only add to at the end. A page starts at the sort of the
-// last entry of the one before, skipping the entries of that sort already seen, so that a
-// page costs its own length rather than a walk over every page before it (paging by skip
-// alone, a migration of a million charges walked the index 2,000 times).
-func (s *Service) eachChargeBatch(ctx context.Context, index string, fn func(t *txn, id string, c *Charge) error) error {
+// eachBatch calls fn for every record of the company's collection coll in the index, in
+// order, decoded as a T, a batch of expireBatch per transaction: for the migrations, which
+// run once per database over indexes that new records only add to at the end. A page
+// starts at the sort of the last entry of the one before, skipping the entries of that
+// sort already seen, so that a page costs its own length rather than a walk over every
+// page before it (paging by skip alone, a migration of a million charges walked the index
+// 2,000 times).
+func eachBatch[T any](ctx context.Context, s *Service, coll, index string, fn func(t *txn, id string, v *T) error) error {
 	from, skip := "", 0
 	for {
 		var n, run int
 		var last string
 		err := s.update(ctx, func(t *txn) error {
 			n, run, last = 0, 0, ""
-			page, err := t.tx.List(collCharges, t.company, store.Query{Index: index, From: from, Skip: skip, Limit: expireBatch, NoTotal: true})
+			page, err := t.tx.List(coll, t.company, store.Query{Index: index, From: from, Skip: skip, Limit: expireBatch, NoTotal: true})
 			if err != nil {
 				return internal(err)
 			}
 			for _, r := range page.Records {
-				var c Charge
-				if err := decode(r, &c); err != nil {
+				var v T
+				if err := decode(r, &v); err != nil {
 					return err
 				}
-				if err := fn(t, r.ID, &c); err != nil {
+				if err := fn(t, r.ID, &v); err != nil {
 					return err
 				}
 				sort, _ := sortIn(r, index)

@@ -18,6 +18,8 @@ const (
 	migrationLinks1  = "links-1"    // charges' paymentlinks records get the charge's id (chargeByLink)
 	// charges' customer and subscription status index entries are renamed (withStatus)
 	migrationChargeIndex1 = "charge-index-1"
+	// transactions get the index entries of every filter combination (Transaction.indexes)
+	migrationTransactionIndex1 = "transaction-index-1"
 )
 
 // migrateOnce runs fn for every company, a page of companies at a time, unless the

@@ -192,6 +192,9 @@ func New(st store.Store, opts Options) (*Service, error) {
 	if err := svc.migrateChargeIndexes(context.Background()); err != nil {
 		return nil, err
 	}
+	if err := svc.migrateTransactionIndexes(context.Background()); err != nil {
+		return nil, err
+	}
 	return svc, nil
 }
 

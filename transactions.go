@@ -305,6 +305,19 @@ func (t *txn) saveTransaction(x Transaction) error {
 	return t.put(collTransactions, x.ID, "transaction", x, x.keys(), x.indexes())
 }
 
+// migrateTransactionIndexes saves every transaction of every company again, once per
+// database (see migrateOnce), so that each has the index entries of Transaction.indexes:
+// versions before filters combined wrote only the single ones, and their transactions
+// were missing from "charge and type", "pixQrCode and type" and the hasWebhook filters.
+func (s *Service) migrateTransactionIndexes(ctx context.Context) error {
+	return s.migrateOnce(ctx, migrationTransactionIndex1, func(co *Service) error {
+		return eachBatch(ctx, co, collTransactions, indexAll, func(t *txn, id string, x *Transaction) error {
+			x.ID = id
+			return t.saveTransaction(*x)
+		})
+	})
+}
+
 // TransactionFilter selects transactions for ListTransactions. Zero fields do not filter;
 // the others combine: a transaction is listed when it matches all of them (a Pix pays a
 // charge or a static QR code, never both, so Charge with PixQrCode lists nothing).
