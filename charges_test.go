@@ -329,8 +329,10 @@ func TestService_ChargeOverdueLarge(t *testing.T) {
 		err := overdue("fined", v, full, nil, 1) // 2v on the first late day
 		is.Equal(payments.ErrorCode(err), payments.EINVALID)
 		is.Equal(payments.ErrorField(err), "fines.value")
-		err = overdue("accrued", v/10, nil, daily, 10) // 11 v/10 by the tenth late day
+		is.True(strings.HasPrefix(payments.ErrorMessage(err), "fines.value: ")) // the message names it too
+		err = overdue("accrued", v/10, nil, daily, 10)                          // 11 v/10 by the tenth late day
 		is.Equal(payments.ErrorField(err), "interests.value")
+		is.True(strings.HasPrefix(payments.ErrorMessage(err), "interests.value: "))
 		err = overdue("whole", v, full, daily, payments.MaxOverdueDays)
 		is.Equal(payments.ErrorField(err), "fines.value")
 		_, page, err := e.svc.ListCharges(ctx, payments.ChargeFilter{})

@@ -155,7 +155,7 @@ func (c *Charge) setOverdue(now time.Time, p CreateChargeParams) error {
 		if _, fined := fineOnly.amountsAt(due.Add(day)); fined > MaxChargeValue {
 			field = "fines.value" // over with the fine alone
 		}
-		return invalid(field, "with its fines and interests this charge would come to %d centavos by its last late day, over the %d a Pix can carry: lower value, fines, interests or daysAfterDueDate", top, int64(MaxChargeValue))
+		return invalid(field, "%s: with its fines and interests this charge would come to %d centavos by its last late day, over the %d a Pix can carry: lower value, fines, interests or daysAfterDueDate", field, top, int64(MaxChargeValue))
 	}
 	return nil
 }

@@ -202,8 +202,9 @@ func adminHandler(svc *payments.Service, m *metrics, log *slog.Logger) http.Hand
 }
 
 // handleBackup streams a snapshot of the database (Service.Backup: a bbolt file). A
-// failure before the first byte is a 500; after it, the connection is cut so that the
-// client sees a broken transfer, never a short file that looks whole.
+// failure before the first byte is a 500 (501 for a store with no online backup); after
+// it, the connection is cut so that the client sees a broken transfer, never a short file
+// that looks whole.
 func handleBackup(svc *payments.Service, log *slog.Logger) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		name := "payments-" + time.Now().UTC().Format("20060102T150405Z") + ".db"
@@ -215,7 +216,11 @@ func handleBackup(svc *payments.Service, log *slog.Logger) http.Handler {
 			log.Error("backup failed", "err", err, "bytes_sent", cw.n)
 			if cw.n == 0 {
 				w.Header().Del("Content-Disposition")
-				http.Error(w, "backup failed: "+payments.ErrorMessage(err), http.StatusInternalServerError)
+				status := http.StatusInternalServerError
+				if payments.ErrorCode(err) == payments.ENOTIMPLEMENTED {
+					status = http.StatusNotImplemented // PostgreSQL: its own tools back it up
+				}
+				http.Error(w, "backup failed: "+payments.ErrorMessage(err), status)
 				return
 			}
 			panic(http.ErrAbortHandler)

@@ -162,7 +162,8 @@ func TestRun_AdminOff(t *testing.T) {
 	is.Equal(res.StatusCode, 404) // and the API port does not serve it
 }
 
-// A store without online backup answers /backup 500 saying so, before any byte of a file.
+// A store without online backup (PostgreSQL) answers /backup 501 saying so, before any
+// byte of a file: not a server failure.
 func TestAdmin_BackupUnsupported(t *testing.T) {
 	is := is.New(t)
 	svc, err := payments.New(storetest.Rerun(memory.New()), payments.Options{})
@@ -170,7 +171,7 @@ func TestAdmin_BackupUnsupported(t *testing.T) {
 	h := adminHandler(svc, newMetrics(), slog.New(slog.NewTextHandler(io.Discard, nil)))
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, httptest.NewRequest("GET", "/backup", nil))
-	is.Equal(rec.Code, http.StatusInternalServerError)                   // no snapshot
+	is.Equal(rec.Code, http.StatusNotImplemented)                        // no snapshot
 	is.True(strings.Contains(rec.Body.String(), "has no online backup")) // and why
 	is.Equal(rec.Header().Get("Content-Disposition"), "")                // not offered as a file
 }
