@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/pprof"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -188,6 +189,26 @@ func (c *outboxCollector) Collect(ch chan<- prometheus.Metric) {
 }
 
 // adminHandler is the operator listener's handler.
+// loopbackOnly answers 421 to a request whose Host is not a loopback name or address. A
+// listener on loopback is out of other machines' reach, but not of a web page the
+// operator opens: a name the page's owner points at 127.0.0.1 (DNS rebinding) makes the
+// browser send the page's requests, and hand it the answers, with that name as Host. The
+// operator's own tools name the listener by loopback address or localhost.
+func loopbackOnly(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		host := r.Host
+		if h, _, err := net.SplitHostPort(host); err == nil {
+			host = h
+		}
+		host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+		if ip := net.ParseIP(host); !strings.EqualFold(host, "localhost") && (ip == nil || !ip.IsLoopback()) {
+			http.Error(w, "the operator listener answers requests for localhost or a loopback address only (Host "+strconv.Quote(r.Host)+")", http.StatusMisdirectedRequest)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
 func adminHandler(svc *payments.Service, m *metrics, log *slog.Logger) http.Handler {
 	m.reg.MustRegister(newOutboxCollector(svc))
 	mux := http.NewServeMux()

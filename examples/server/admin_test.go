@@ -126,6 +126,25 @@ func TestRun_Admin(t *testing.T) {
 	status, _ = get("/api/v1/charge")
 	is.Equal(status, 404) // the API is not on the operator listener
 
+	// A request naming another host is refused: a web page whose name resolves to
+	// 127.0.0.1 (DNS rebinding) would otherwise read the backup through the browser.
+	for _, host := range []string{"rebind.attacker.example", "rebind.attacker.example:" + strings.Split(m[1], ":")[1], "10.0.0.1"} {
+		req, _ := http.NewRequest("GET", admin+"/backup", nil)
+		req.Host = host
+		res, err := client.Do(req)
+		is.NoErr(err)
+		res.Body.Close()
+		is.Equal(res.StatusCode, http.StatusMisdirectedRequest)
+	}
+	for _, host := range []string{"localhost", "LOCALHOST:1", "127.0.0.1", "[::1]:9090"} {
+		req, _ := http.NewRequest("GET", admin+"/debug/pprof/", nil)
+		req.Host = host
+		res, err := client.Do(req)
+		is.NoErr(err)
+		res.Body.Close()
+		is.Equal(res.StatusCode, 200) // the operator's own names
+	}
+
 	// A backup taken while the server runs opens as a database with the charges.
 	status, snap := get("/backup")
 	is.Equal(status, 200)

@@ -406,7 +406,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 	log.Info("listening", "addr", ln.Addr().String(), "db", redactDB(cfg.db), "base_url", baseURL, "tick", cfg.tick)
 
 	if adminLn != nil {
-		stopAdmin := startAdmin(adminLn, adminHandler(svc, m, log), log)
+		admin := adminHandler(svc, m, log)
+		if !cfg.adminAllowRemote {
+			admin = loopbackOnly(admin) // see there: with remote access allowed, names vary
+		}
+		stopAdmin := startAdmin(adminLn, admin, log)
 		defer stopAdmin() // before the database closes
 		log.Info("operator listener", "addr", adminLn.Addr().String(), "paths", "/metrics /debug/pprof/ /backup")
 	}
