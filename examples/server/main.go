@@ -176,7 +176,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	}
 	fs.StringVar(&c.addr, "addr", "127.0.0.1:8080", "address to listen on")
 	fs.StringVar(&c.db, "db", "payments.db", "bbolt database file (created if missing), a PostgreSQL URL postgres://user@host:port/database shared by several servers, or memory: (nothing kept: everything is lost when the server stops)")
-	fs.StringVar(&c.baseURL, "base-url", "", "public base URL used in returned links (default http://<listen address>)")
+	fs.StringVar(&c.baseURL, "base-url", "", "public base URL used in returned links (default http://<listen address>, localhost for a wildcard one)")
 	fs.StringVar(&c.vendor, "vendor", payments.DefaultVendor, "vendor name in event names, links and the paths named after it (/api/<vendor>/v1, /<vendor>/...; /openpix/... is served too)")
 	fs.StringVar(&c.pixKey, "pix-key", "", "the default company's Pix key (default: a random key on first start, then unchanged)")
 	fs.StringVar(&c.merchantName, "merchant-name", "", "the default company's merchant name, as BR Codes show it")
@@ -305,7 +305,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 	defer ln.Close() // after Shutdown it is closed already; this covers the early returns
 	baseURL := strings.TrimRight(cfg.baseURL, "/")
 	if baseURL == "" {
-		baseURL = "http://" + ln.Addr().String()
+		baseURL = defaultBaseURL(ln.Addr())
 	}
 
 	// The clock: in the sandbox, the system clock plus an offset the clock route moves.
@@ -549,4 +549,19 @@ func applyIdentity(ctx context.Context, svc *payments.Service, cfg config) error
 	}
 	_, err := svc.UpdateCompany(ctx, u)
 	return err
+}
+
+// defaultBaseURL is the base URL of the links the server hands out when -base-url is not
+// given: the address it listens on, except that a wildcard one (":8080", "0.0.0.0:8080",
+// which Go reports as [::]) is no address a browser can open: localhost stands for it.
+// Behind a proxy, or for payers on other machines, -base-url says the public address.
+func defaultBaseURL(a net.Addr) string {
+	host, port, err := net.SplitHostPort(a.String())
+	if err != nil {
+		return "http://" + a.String()
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
+		host = "localhost"
+	}
+	return "http://" + net.JoinHostPort(host, port)
 }

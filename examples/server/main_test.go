@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"io/fs"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -410,4 +411,22 @@ func TestRun_SandboxClock(t *testing.T) {
 	status, _ = call(t, "GET", srv.base+"/openpix/testing/clock", appID, "")
 	is.Equal(status, http.StatusNotFound) // no clock route without the sandbox
 	is.NoErr(srv.stop())
+}
+
+// TestDefaultBaseURL: without -base-url the links name the address the server listens on,
+// and localhost for a wildcard one, which no browser can open (a charge's
+// paymentLinkUrl was http://[::]:8080/pay/...).
+func TestDefaultBaseURL(t *testing.T) {
+	is := is.New(t)
+	for addr, want := range map[string]string{
+		"127.0.0.1:8080": "http://127.0.0.1:8080",
+		"[::1]:8080":     "http://[::1]:8080",
+		"[::]:8080":      "http://localhost:8080",
+		"0.0.0.0:8080":   "http://localhost:8080",
+		"10.1.2.3:80":    "http://10.1.2.3:80",
+	} {
+		tcp, err := net.ResolveTCPAddr("tcp", addr)
+		is.NoErr(err)
+		is.Equal(defaultBaseURL(tcp), want)
+	}
 }
