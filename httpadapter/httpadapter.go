@@ -118,11 +118,18 @@ func newHandler(svc *payments.Service, opts Options, extra func(*http.ServeMux))
 type companyKey struct{}
 
 // requireAuth authenticates the request's App ID and puts the company's Service in the
-// request context, where company finds it. A missing or invalid App ID is answered 401.
+// request context, where company finds it. A missing or invalid App ID is answered 401,
+// and so are two Authorization headers: a proxy that read the other one would disagree
+// with this server about who is calling. An authenticated reply is the company's own
+// data: Cache-Control no-store keeps it out of shared caches.
 func requireAuth(svc *payments.Service, log *slog.Logger) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			co, err := svc.Authenticate(r.Context(), strings.TrimSpace(r.Header.Get("Authorization")))
+			var co *payments.Service
+			err := error(&payments.Error{Code: payments.EUNAUTHORIZED, Message: "two Authorization headers"})
+			if len(r.Header.Values("Authorization")) < 2 {
+				co, err = svc.Authenticate(r.Context(), strings.TrimSpace(r.Header.Get("Authorization")))
+			}
 			if err != nil {
 				if payments.ErrorCode(err) == payments.EUNAUTHORIZED {
 					err = &payments.Error{Code: payments.EUNAUTHORIZED, Message: "appID inválido"} // the real API's text
@@ -130,6 +137,7 @@ func requireAuth(svc *payments.Service, log *slog.Logger) func(http.Handler) htt
 				writeError(w, r, log, err)
 				return
 			}
+			w.Header().Set("Cache-Control", "no-store")
 			next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), companyKey{}, co)))
 		})
 	}

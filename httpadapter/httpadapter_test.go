@@ -40,6 +40,19 @@ func TestAuth(t *testing.T) {
 		is := is.New(t)
 		mustStatus(t, is, s.do(t, "GET", "/api/v1/customer", s.appID, ""), http.StatusOK)
 		mustStatus(t, is, s.do(t, "GET", "/api/v1/customer", "  "+s.appID+"  ", ""), http.StatusOK) // spaces trimmed
+		r := s.do(t, "GET", "/api/v1/customer", s.appID, "")
+		is.Equal(r.header.Get("Cache-Control"), "no-store") // a company's own data: kept out of shared caches
+	})
+	t.Run("TwoHeaders", func(t *testing.T) {
+		is := is.New(t)
+		for _, second := range []string{"garbage", s.appID} {
+			req := httptest.NewRequest("GET", "/api/v1/customer", nil)
+			req.Header.Add("Authorization", s.appID)
+			req.Header.Add("Authorization", second)
+			w := httptest.NewRecorder()
+			s.h.ServeHTTP(w, req)
+			is.Equal(w.Code, http.StatusUnauthorized) // which one? neither (the first was taken)
+		}
 	})
 	for _, tc := range []struct{ name, appID string }{
 		{"Missing", ""},
