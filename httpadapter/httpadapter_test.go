@@ -401,3 +401,15 @@ func TestErrorLogLevels(t *testing.T) {
 		is.Equal(rec.take(), []string{"ERROR request failed status=500"}) // a fault is an ERROR
 	})
 }
+
+// TestHealth_StoreDown: /health reads the store, so a server whose database is gone
+// answers 503 and a load balancer stops sending it requests. Before, it said ok while
+// every API call failed.
+func TestHealth_StoreDown(t *testing.T) {
+	is := is.New(t)
+	s := newServer(t, httpadapter.Options{})
+	is.NoErr(s.store.Close())
+	r := s.do(t, "GET", "/health", "", "")
+	is.Equal(r.status, http.StatusServiceUnavailable)
+	is.Equal(r.raw, "{\"status\":\"unavailable\"}\n")
+}

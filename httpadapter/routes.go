@@ -29,7 +29,7 @@ func addRoutes(mux *http.ServeMux, svc *payments.Service, opts Options) (apiPatt
 		return auth(handleNotImplemented(log, what+" not offered in this version"))
 	}
 
-	root("GET /health", handleHealth())
+	root("GET /health", handleHealth(svc, log))
 
 	// Customers. {id} is a correlationID or a tax ID.
 	api("POST /customer", auth(handleCustomerCreate(log)))
