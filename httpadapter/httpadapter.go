@@ -212,9 +212,22 @@ func allows(methods, method string) bool {
 	return false
 }
 
-// limitBody caps the request body at max bytes; decode reports the excess.
+// limitBody caps the request body at max bytes; decode reports the excess. A body whose
+// Content-Length says it is over the cap is refused at once, before any of it is read
+// (and before a client that sent Expect: 100-continue sends it). So is a body sent with a
+// Content-Encoding (gzip, say): it is not decoded, and read as it is it would be refused
+// as not JSON, or taken whole when the header was wrong.
 func limitBody(max int64, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.ContentLength > max {
+			w.Header().Set("Connection", "close") // the body is not read
+			encode(w, http.StatusBadRequest, errorBody{Error: fmt.Sprintf("request body too large (limit %d bytes)", max)})
+			return
+		}
+		if ce := r.Header.Get("Content-Encoding"); ce != "" && !strings.EqualFold(ce, "identity") && r.ContentLength != 0 {
+			encode(w, http.StatusBadRequest, errorBody{Error: fmt.Sprintf("request body with Content-Encoding %q is not accepted: send it uncompressed", ce)})
+			return
+		}
 		r.Body = http.MaxBytesReader(w, r.Body, max)
 		next.ServeHTTP(w, r)
 	})

@@ -137,6 +137,26 @@ func TestDecode(t *testing.T) {
 			is.Equal(page.TotalCount, 0) // nothing written
 		})
 	}
+	t.Run("ContentEncoding", func(t *testing.T) {
+		is := is.New(t)
+		// a body labelled gzip is not decoded: refused, whatever it holds (it was taken
+		// when it was plain JSON, and refused as not UTF-8 when it was gzip)
+		r := s.do(t, "POST", "/api/v1/customer", s.appID, `{"name":"a","email":"a@example.com"}`, "Content-Encoding", "gzip")
+		mustStatus(t, is, r, http.StatusBadRequest)
+		is.Equal(r.errMsg(), `request body with Content-Encoding "gzip" is not accepted: send it uncompressed`)
+		r = s.do(t, "POST", "/api/v1/customer", s.appID, `{"name":"i","email":"i@example.com"}`, "Content-Encoding", "identity")
+		mustStatus(t, is, r, http.StatusOK) // identity is no encoding
+	})
+	t.Run("AnnouncedTooLarge", func(t *testing.T) {
+		is := is.New(t)
+		req := httptest.NewRequest("POST", "/api/v1/customer", &neverRead{t: t})
+		req.ContentLength = 9_000_000 // refused from the header, before a byte is read
+		req.Header.Set("Authorization", s.appID)
+		w := httptest.NewRecorder()
+		s.h.ServeHTTP(w, req)
+		is.Equal(w.Code, http.StatusBadRequest)
+		is.True(strings.Contains(w.Body.String(), "request body too large"))
+	})
 	t.Run("UnknownFieldsIgnored", func(t *testing.T) {
 		is := is.New(t)
 		r := s.do(t, "POST", "/api/v1/customer", s.appID, `{"name":"a","email":"a@example.com","correlationID":"u","extra":{"x":[1]},"ensureSameTaxID":true}`)
@@ -412,4 +432,12 @@ func TestHealth_StoreDown(t *testing.T) {
 	r := s.do(t, "GET", "/health", "", "")
 	is.Equal(r.status, http.StatusServiceUnavailable)
 	is.Equal(r.raw, "{\"status\":\"unavailable\"}\n")
+}
+
+// neverRead is a request body that fails the test if it is read.
+type neverRead struct{ t *testing.T }
+
+func (n *neverRead) Read([]byte) (int, error) {
+	n.t.Error("the body was read")
+	return 0, io.EOF
 }
