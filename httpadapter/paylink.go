@@ -244,9 +244,9 @@ func handlePayLinkStatus(svc *payments.Service, log *slog.Logger) http.Handler {
 // the payment; 400 {error} for a charge already paid or expired or a QR code without a
 // fixed value; 404 {error} for an unknown link; 403 {error} for a request another site's
 // page sent (its Origin is not this server's).
-func handlePayLinkSimulate(svc *payments.Service, log *slog.Logger) http.Handler {
+func handlePayLinkSimulate(svc *payments.Service, base string, log *slog.Logger) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !sameOrigin(r) {
+		if !sameOrigin(r, base) {
 			encode(w, http.StatusForbidden, errorBody{Error: "simulate is for this server's own payment page"})
 			return
 		}
@@ -268,14 +268,24 @@ func handlePayLinkSimulate(svc *payments.Service, log *slog.Logger) http.Handler
 	})
 }
 
-// sameOrigin reports whether r carries no Origin (not sent by a page) or this server's.
-func sameOrigin(r *http.Request) bool {
+// sameOrigin reports whether r carries no Origin (not sent by a page) or this server's:
+// the origin of base (Options.BaseURL, the address payers open the page at, in front of
+// any proxy, which may forward another Host), or the request's own Host (the page opened
+// at the address the server was reached by).
+func sameOrigin(r *http.Request, base string) bool {
 	o := r.Header.Get("Origin")
 	if o == "" {
 		return true
 	}
 	u, err := url.Parse(o)
-	return err == nil && u.Host == r.Host
+	if err != nil {
+		return false
+	}
+	if u.Host == r.Host {
+		return true
+	}
+	b, err := url.Parse(base)
+	return base != "" && err == nil && strings.EqualFold(u.Scheme, b.Scheme) && strings.EqualFold(u.Host, b.Host)
 }
 
 // formatBRL formats centavos the Brazilian way: "R$ 1.234,56", "-R$ 0,50".

@@ -111,8 +111,8 @@ func TestPayLinkPage(t *testing.T) {
 		is := is.New(t)
 		r := s.do(t, "POST", "/pay/"+link+"/simulate", "", "", "Origin", "https://evil.example.com")
 		is.Equal(r.status, http.StatusForbidden) // another site's page cannot press the button
-		r = s.do(t, "POST", "/pay/"+link+"/simulate", "", "", "Origin", "http://example.com")
-		mustStatus(t, is, r, http.StatusOK) // the page's own origin (httptest's host)
+		r = s.do(t, "POST", "/pay/"+link+"/simulate", "", "", "Origin", "https://pix.example.com")
+		mustStatus(t, is, r, http.StatusOK) // the page's own origin: BaseURL's, whatever Host a proxy forwards (httptest's example.com here)
 		is.Equal(str(r.body, "status"), "PAID")
 		r = s.do(t, "GET", "/api/v1/charge/page-1", s.appID, "")
 		is.Equal(str(r.body, "charge", "status"), "COMPLETED") // really paid, through the Service
@@ -295,4 +295,25 @@ func TestPayLinkSimulate_NoCorrelationID(t *testing.T) {
 	}
 	r := s.do(t, "GET", "/openpix/testing?transactionID="+str(paid, "transactionID"), s.appID, "")
 	is.New(t).Equal(r.errMsg(), "charge pedido-joao.silva@example.com-4711 is already paid") // its company is told which
+}
+
+// TestPayLinkSimulate_Origin: the simulate button's request is the page's own when its
+// Origin is the request's Host or, behind a proxy that forwards another Host, the origin
+// of BaseURL; another site's is refused.
+func TestPayLinkSimulate_Origin(t *testing.T) {
+	for _, tc := range []struct {
+		base, origin string
+		want         int
+	}{
+		{"", "http://example.com", http.StatusOK}, // httptest's Host
+		{"", "https://evil.example.com", http.StatusForbidden},
+		{"https://pix.example.com", "https://pix.example.com", http.StatusOK}, // proxied: the Host is example.com
+		{"https://pix.example.com", "http://pix.example.com", http.StatusForbidden},
+	} {
+		is := is.New(t)
+		s := newServer(t, httpadapter.Options{Sandbox: true, BaseURL: tc.base})
+		c := s.createCharge(t, s.appID, `{"correlationID":"o","value":100}`)
+		r := s.do(t, "POST", "/pay/"+str(c, "paymentLinkID")+"/simulate", "", "", "Origin", tc.origin)
+		is.Equal(r.status, tc.want)
+	}
 }

@@ -63,7 +63,7 @@ func addRoutes(mux *http.ServeMux, svc *payments.Service, opts Options) (apiPatt
 	root("GET /pay/{paymentLinkID}", handlePayLinkPage(svc, opts))
 	root("GET /pay/{paymentLinkID}/status", handlePayLinkStatus(svc, log))
 	if opts.Sandbox {
-		root("POST /pay/{paymentLinkID}/simulate", handlePayLinkSimulate(svc, log))
+		root("POST /pay/{paymentLinkID}/simulate", handlePayLinkSimulate(svc, opts.BaseURL, log))
 	}
 
 	// BR Codes.
