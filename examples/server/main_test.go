@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -429,4 +430,39 @@ func TestDefaultBaseURL(t *testing.T) {
 		is.NoErr(err)
 		is.Equal(defaultBaseURL(tcp), want)
 	}
+}
+
+// TestRun_ShutdownCutsLongRequests: a stop waits shutdownTimeout for the requests in
+// flight, then cuts the rest short and still stops cleanly. Before, a request longer than
+// that (a webhook whose test call hangs) made the stop fail: exit status 1.
+func TestRun_ShutdownCutsLongRequests(t *testing.T) {
+	is := is.New(t)
+	old := shutdownTimeout
+	shutdownTimeout = 200 * time.Millisecond
+	t.Cleanup(func() { shutdownTimeout = old })
+	entered, release := make(chan struct{}, 1), make(chan struct{})
+	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case entered <- struct{}{}:
+		default:
+		}
+		select { // the test call hangs until the test ends
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	t.Cleanup(receiver.Close)
+	t.Cleanup(func() { close(release) })
+	srv := start(t, "-db", filepath.Join(t.TempDir(), "payments.db"), "-tick", "0")
+	appID := appIDLine.FindStringSubmatch(srv.stdout.String())[1]
+	go func() { // its client sees the connection close: no reply to check
+		req, _ := http.NewRequest("POST", srv.base+"/api/v1/webhook", strings.NewReader(`{"webhook":{"name":"slow","url":"`+receiver.URL+`"}}`))
+		req.Header.Set("Authorization", appID)
+		if res, err := client.Do(req); err == nil {
+			res.Body.Close()
+		}
+	}()
+	<-entered            // the request is in flight, waiting on the receiver
+	is.NoErr(srv.stop()) // stopped cleanly, the request cut short
+	is.True(strings.Contains(srv.stderr.String(), "requests still running after the shutdown timeout were cut short"))
 }
