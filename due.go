@@ -178,6 +178,13 @@ func (s *Service) AdvanceClock(ctx context.Context, clock MovableClock, d time.D
 			return time.Time{}, err
 		}
 	}
+	// moved is how far the steps below jumped the clock. A clock that runs (an OffsetClock
+	// on the system's) also runs during the move, which waits for passes and deliveries:
+	// the end is d past the start plus that running, so the move adds exactly d to the
+	// clock's offset (ending at to, fixed at the start, took the running time off: after
+	// moving a server's clock by an hour it stood behind the others by the time its move
+	// took, and saw their webhook leases run out early).
+	var moved time.Duration
 	first := s.runDuePass(ctx, true) // what is due already is done at the time it is due
 	for {
 		if err := ctx.Err(); err != nil {
@@ -194,7 +201,9 @@ func (s *Service) AdvanceClock(ctx context.Context, clock MovableClock, d time.D
 		}
 		// The Service reads its clock to the millisecond (now): a step to the millisecond
 		// at or after next makes the entry due.
-		if err := clock.MoveTo(next.Add(time.Millisecond - 1).Truncate(time.Millisecond)); err != nil {
+		step := next.Add(time.Millisecond - 1).Truncate(time.Millisecond)
+		moved += max(step.Sub(clock.Now()), 0) // a clock that ran past it stays
+		if err := clock.MoveTo(step); err != nil {
 			return clock.Now(), err
 		}
 		if !s.now().After(now) { // next is after now: the Service's clock did not move
@@ -203,7 +212,7 @@ func (s *Service) AdvanceClock(ctx context.Context, clock MovableClock, d time.D
 		first = cmp.Or(first, s.runDuePass(ctx, true))
 	}
 	s.core.webhooks.settle(ctx)
-	if err := clock.MoveTo(to); err != nil {
+	if err := clock.MoveTo(clock.Now().Add(d - moved)); err != nil {
 		return clock.Now(), err
 	}
 	if err := cmp.Or(first, s.runDuePass(ctx, true)); err != nil {

@@ -1,6 +1,7 @@
 package payments_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -255,4 +256,37 @@ func TestService_AdvanceClock_AtOnce(t *testing.T) {
 	wg.Wait()
 	is.Equal(e.clock.Now(), t0.Add(62*24*time.Hour))                                               // both moves
 	is.Equal(periodDays(subCharges(t, e.svc, "gym"), "gym"), []string{"2026-12-05", "2027-01-05"}) // each period once
+}
+
+// TestService_AdvanceClock_RunningClock: moving a clock that runs (an OffsetClock, as the
+// sandbox server's) by d adds exactly d to its offset, however long the move takes:
+// here a webhook delivery during the move takes 48 s of wall time. Before, the move ended
+// at the time fixed when it started, so the 48 s were taken off: a server whose clock was
+// moved stood behind the others on one database and saw their webhook leases run out
+// early, sending their events twice.
+func TestService_AdvanceClock_RunningClock(t *testing.T) {
+	for _, stt := range stores {
+		t.Run(stt.name, func(t *testing.T) {
+			is := is.New(t)
+			st := stt.open(t)
+			t.Cleanup(func() { st.Close() })
+			wall := payments.NewManualClock(t0)
+			clock := payments.NewOffsetClock(wall)
+			slow := senderFunc(func(ctx context.Context, r payments.WebhookRequest) (payments.WebhookResponse, error) {
+				if !strings.Contains(string(r.Body), "teste_webhook") {
+					wall.Advance(48 * time.Second) // the receiver takes its time
+				}
+				return payments.WebhookResponse{Status: 200}, nil
+			})
+			svc := process(t, st, clock, slow)
+			createWebhook(t, svc, "https://hooks.example.com/slow", payments.EventChargeCreated)
+			newCharge(t, svc, "c1")
+			_, err := svc.CreateCharge(ctx, payments.CreateChargeParams{CorrelationID: "c2", Value: 100, ExpiresIn: 1800}) // due work on the way: its expiry
+			is.NoErr(err)
+			_, err = svc.AdvanceClock(ctx, clock, time.Hour)
+			is.NoErr(err)
+			is.True(wall.Now().Sub(t0) >= 96*time.Second)    // the deliveries took wall time
+			is.Equal(clock.Now().Sub(wall.Now()), time.Hour) // and the clock is still exactly an hour ahead of it
+		})
+	}
 }
