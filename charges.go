@@ -164,7 +164,9 @@ type CreateChargeParams struct {
 	// wins. OVERDUE charges expire DaysAfterDueDate days after their due day.
 	ExpiresIn   int64
 	ExpiresDate string
-	// Customer is created, or linked when one with the same correlationID or tax ID exists.
+	// Customer is created, or linked when one with the same correlationID or tax ID exists;
+	// the charge carries it as sent. A tax ID another customer (of another correlationID)
+	// has is ECONFLICT on "customer.taxID".
 	Customer *CreateCustomerParams
 
 	// OVERDUE only.

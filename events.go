@@ -175,8 +175,8 @@ func appendSeq(b []byte, n uint64) []byte {
 	return append(b, d[:]...)
 }
 
-// Events returns up to limit events of the company with a sequence number greater than
-// after, oldest first. Start with after = 0 and pass the last Seq seen to continue. The
+// Events returns up to limit (1 to MaxLimit, else EINVALID on "limit") events of the
+// company with a sequence number greater than after, oldest first. Start with after = 0 and pass the last Seq seen to continue. The
 // sequence is per company and only grows, and an event becomes visible only after every
 // event with a smaller number has (store.Store's Next guarantee): a reader that follows
 // the cursor, even while others write, never skips an event and never sees one twice.

@@ -61,7 +61,7 @@ type Options struct {
 	Logger *slog.Logger
 	// Vendor is the name used in event names and paths; default DefaultVendor. It must be
 	// lower-case letters and digits, words joined by hyphens, at most 32 characters, and
-	// not "api" (see New).
+	// not "api" (see CheckVendor).
 	Vendor string
 	// DefaultCompany describes the company created on first open for in-process use.
 	DefaultCompany CompanyParams
@@ -72,7 +72,8 @@ type Options struct {
 	// default DefaultSendTimeout. The call does not end with the request that caused it.
 	SendTimeout time.Duration
 	// WebhookSender carries webhook deliveries (httpadapter.NewWebhookSender POSTs them);
-	// nil means webhooks cannot be created and nothing is delivered.
+	// nil means URL webhooks cannot be created and are not delivered; e-mail webhooks
+	// (Webhook.Email) need only the Mailer and are still delivered.
 	WebhookSender WebhookSender
 	// WebhookAttempts is how many times an event is tried per webhook, the first included;
 	// default DefaultWebhookAttempts.
@@ -213,8 +214,10 @@ func (s *Service) CompanyID() string { return s.company }
 // Vendor is the vendor name in event names ("openpix").
 func (s *Service) Vendor() string { return s.core.vendor }
 
-// Company returns the Service of the company with id. It is the only way to act for
-// another company, so code cannot cross companies by mistake.
+// Company returns the Service of the company with id. With Authenticate (for the company
+// an App ID belongs to) it is the way to act for another company, so code cannot cross
+// companies by mistake. (PayPaymentLink and PaymentLink act for the company a public link
+// belongs to.)
 func (s *Service) Company(ctx context.Context, id string) (*Service, error) {
 	other := &Service{core: s.core, company: id}
 	if _, err := other.GetCompany(ctx); err != nil {

@@ -8,7 +8,8 @@ import (
 )
 
 // ReceivePixParams describe a Pix that arrived at the company: what a bank connector (or
-// the sandbox) reports. EndToEndID and Value are required, and one of TxID and PixKey.
+// the sandbox) reports. EndToEndID and Value are required; without TxID (or with one that
+// finds nothing) the Pix is to the company's key, credited to its account.
 type ReceivePixParams struct {
 	// EndToEndID is the Pix network's id of the payment: the same id twice is one Pix.
 	EndToEndID string

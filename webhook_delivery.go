@@ -86,7 +86,8 @@ func (s *Service) WebhookWakeups() <-chan struct{} { return s.core.webhooks.wake
 // whose queue entry is due, its events in order until one fails (then retried later) or
 // none is left. Webhooks are served concurrently (Options.WebhookConcurrency), each attempt
 // bounded by Options.WebhookTimeout, so a slow receiver holds back only its own webhook.
-// RunDue calls it; it does nothing without a WebhookSender. It returns the first store
+// RunDue calls it; without a WebhookSender it delivers only e-mail webhooks (the URL ones
+// wait, queued, for a Service that has one). It returns the first store
 // error; receivers' failures are recorded as attempts, not returned.
 //
 // A webhook another pass of this process is delivering to (a worker woken by a commit,

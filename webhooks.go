@@ -201,7 +201,8 @@ func (p CreateWebhookParams) check(s *Service) (CreateWebhookParams, error) {
 // CreateWebhook registers a webhook. The URL must answer a test call (a POST of
 // {"data_criacao","evento":"teste_webhook","event"}, signed like a delivery) with a 2xx
 // within the per-attempt timeout, or nothing is stored and the error (EINVALID, field url)
-// says why. Without a WebhookSender in Options it is ENOTIMPLEMENTED.
+// says why. Without a WebhookSender in Options a URL webhook is ENOTIMPLEMENTED; an e-mail
+// webhook (Email) needs only the Mailer.
 func (s *Service) CreateWebhook(ctx context.Context, p CreateWebhookParams) (Webhook, error) {
 	p, err := p.check(s)
 	if err != nil {

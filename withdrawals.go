@@ -94,8 +94,9 @@ type WithdrawOptions struct {
 	// CorrelationID makes a withdrawal safe to retry: a second call with the correlationID
 	// of a withdrawal made before, from the same account or subaccount and for the same
 	// value, returns that withdrawal as it stands and moves nothing; with another source
-	// or value it is a conflict (ECONFLICT) that moves nothing. A subaccount withdrawal of its
-	// whole balance (value 0) matches any value. Empty, each call is a new withdrawal with
+	// or value it is a conflict (ECONFLICT) that moves nothing. A retry of a subaccount
+	// withdrawal with value 0 (the whole balance) matches the first whatever its value.
+	// Empty, each call is a new withdrawal with
 	// a correlationID made for it.
 	CorrelationID string
 }
