@@ -627,14 +627,6 @@ func (m *stressModel) credits(x payments.Transaction) (acct int64, subs map[stri
 	return net, subs
 }
 
-type stressOrderState int
-
-const (
-	stPending stressOrderState = iota
-	stConfirmed
-	stFailed
-)
-
 // check compares the service with the model. settled says no order may be pending.
 func (m *stressModel) check(svc *payments.Service, when string, settled bool) {
 	t := m.t
