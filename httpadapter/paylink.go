@@ -95,10 +95,15 @@ type pageData struct {
 	CSS         template.CSS
 	JS          template.JS
 	Link        payments.PaymentLink
-	ValueText   string // the value, or "any amount" for a static QR code without one
+	// ValueText is the amount shown large: what paying takes now (an OVERDUE charge's amount
+	// due today, with its discount, fines and interest: its BR Code carries no amount, so
+	// the payer types this one), the amount paid once paid, a static QR code's value, or
+	// "any amount" for a code without one.
+	ValueText   string
 	DueDateText string
-	// AmountDueText is what paying today takes (OVERDUE charges).
-	AmountDueText string
+	// AmountDueText is what paying takes now (ValueText for a charge); OriginalText the
+	// charge's value, shown beside it for an OVERDUE charge when the two differ.
+	AmountDueText, OriginalText string
 	StatusText    string
 	DoneNote      string // under a final status
 	StatusClass   string
@@ -128,6 +133,7 @@ func handlePayLinkPage(svc *payments.Service, opts Options) http.Handler {
 			T: t, CSS: payLinkCSS, JS: payLinkJS, Link: l,
 			ValueText:     formatBRL(l.Value),
 			AmountDueText: formatBRL(l.AmountDue),
+			OriginalText:  formatBRL(l.Value),
 			StatusText:    t.status(l.Status),
 			DoneNote:      t.doneNote(l.Status),
 			StatusClass:   strings.ToLower(string(l.Status)),
@@ -135,6 +141,9 @@ func handlePayLinkPage(svc *payments.Service, opts Options) http.Handler {
 		}
 		if l.Status == payments.PaymentLinkWaiting { // a paid or expired charge's code is not shown
 			d.ImageURL = qrImagePrefix(vendor) + url.PathEscape(l.ID) + ".png?size=" + strconv.Itoa(payLinkImageSize)
+		}
+		if l.Kind == payments.PaymentLinkCharge {
+			d.ValueText = d.AmountDueText
 		}
 		if l.Kind == payments.PaymentLinkQRCode && l.Value == 0 {
 			d.ValueText = t.AnyAmount

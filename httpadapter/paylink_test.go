@@ -166,8 +166,9 @@ func TestPayLinkPage_Overdue(t *testing.T) {
 	due := num(r.body, "charge", "amountDue")
 	is.True(due > 10000) // fine and interest
 	body := s.page(t, "/pay/"+str(c, "paymentLinkID")).Body.String()
-	is.True(strings.Contains(body, "Valor para pagar hoje"))
-	is.True(strings.Contains(body, `id="due-today">`+brl(due)+`<`)) // the amount due today
+	is.True(strings.Contains(body, `id="amount">`+brl(due)+`<`)) // large: what paying takes today (its BR Code has no amount)
+	is.True(strings.Contains(body, "Valor original"))            // beside it, the charge's value
+	is.True(strings.Contains(body, `id="original">`+brl(10000)+`<`))
 	is.True(strings.Contains(body, "Vencimento"))
 	is.True(!strings.Contains(body, "data-simulate-url=\"/pay")) // no sandbox: no button
 	r = s.do(t, "POST", "/pay/"+str(c, "paymentLinkID")+"/simulate", "", "")

@@ -12,13 +12,13 @@ import (
 type pageText struct {
 	Lang                                       string // the html lang attribute
 	Title, PayTo, Value, AnyAmount, DueDate    string
-	DueToday, TimeLeft, Days                   string
+	OriginalValue, TimeLeft, Days              string
 	Waiting, Paid, Expired                     string
 	PaidNote, ExpiredNote                      string // under the status once it is final
 	HowToPay, Step1, Step2, QRAlt              string
 	CopyPaste, Copy, Copied, CopyFailed        string
 	Sandbox, SandboxNote, Simulate, Simulating string
-	SimulateFailed, Footer                     string
+	SimulateFailed, Simulated, Footer          string
 	NotFoundTitle, NotFoundText                string
 	dateLayout                                 string // time.Format layout of a calendar day
 }
@@ -66,7 +66,7 @@ var textPT = pageText{
 	Value:          "Valor",
 	AnyAmount:      "Valor livre",
 	DueDate:        "Vencimento",
-	DueToday:       "Valor para pagar hoje",
+	OriginalValue:  "Valor original",
 	TimeLeft:       "Expira em",
 	Days:           "d",
 	Waiting:        "Aguardando pagamento",
@@ -87,6 +87,7 @@ var textPT = pageText{
 	Simulate:       "Simular pagamento",
 	Simulating:     "Simulando o pagamento…",
 	SimulateFailed: "A simulação falhou:",
+	Simulated:      "Pagamento simulado.",
 	Footer:         "Esta página se atualiza sozinha quando o pagamento chega.",
 	NotFoundTitle:  "Link de pagamento não encontrado",
 	NotFoundText:   "Este link não existe ou foi cancelado. Confira o endereço ou peça um novo link a quem fez a cobrança.",
@@ -101,7 +102,7 @@ var textEN = pageText{
 	Value:          "Amount",
 	AnyAmount:      "Any amount",
 	DueDate:        "Due date",
-	DueToday:       "Amount due today",
+	OriginalValue:  "Original amount",
 	TimeLeft:       "Expires in",
 	Days:           "d",
 	Waiting:        "Waiting for payment",
@@ -122,6 +123,7 @@ var textEN = pageText{
 	Simulate:       "Simulate payment",
 	Simulating:     "Simulating the payment…",
 	SimulateFailed: "The simulation failed:",
+	Simulated:      "Payment simulated.",
 	Footer:         "This page updates by itself when the payment arrives.",
 	NotFoundTitle:  "Payment link not found",
 	NotFoundText:   "This link does not exist or was cancelled. Check the address, or ask whoever sent it for a new link.",

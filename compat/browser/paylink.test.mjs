@@ -5,7 +5,8 @@
 // decodes (jsqr over pngjs) to that BR Code, writes screenshots at 375 and 1280 px into
 // SCREENSHOT_DIR, presses "Simulate payment" and sees the status turn to paid without a
 // reload, sees a charge expire when the sandbox clock moves, and sees the not-found page of
-// an unknown link.
+// an unknown link; an OVERDUE charge's amount due, a charge deleted while its page is open,
+// a static QR code and a large amount at 320 px.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { mkdirSync } from "node:fs";
@@ -191,8 +192,50 @@ test("an OVERDUE charge shows its due date and the amount due today", async () =
   assert.ok(now.amountDue > now.value, "fine and interest");
   const { page } = await open(charge.paymentLinkUrl);
   const reais = (c) => "R$ " + Math.floor(c / 100).toLocaleString("pt-BR") + "," + String(c % 100).padStart(2, "0");
-  assert.equal(await text(page, "#due-today"), reais(now.amountDue));
+  // Large: what paying takes today, which the payer types (its BR Code carries no amount);
+  // beside it the charge's value.
+  assert.equal(await text(page, "#amount"), reais(now.amountDue));
+  assert.equal(await text(page, "#original"), reais(now.value));
   assert.ok(await page.locator("#due-date").isVisible());
   await shot(page, "paylink-overdue-375.png");
+  await page.locator("#simulate").click();
+  await page.waitForFunction(() => document.getElementById("status").textContent === "Pago", null, WAIT);
+  assert.equal(await text(page, "#amount"), reais(now.amountDue)); // what was paid
+  await page.reload();
+  assert.equal(await text(page, "#amount"), reais(now.amountDue)); // and so it renders
+  await page.close();
+});
+
+test("a charge deleted while its page is open stops being payable there", async () => {
+  const charge = await newCharge({ value: 1200 });
+  const { page } = await open(charge.paymentLinkUrl);
+  await page.locator("#copy").focus();
+  await fetch(`${BASE_URL}/api/v1/charge/${charge.correlationID}`, { method: "DELETE", headers: { Authorization: APP_ID } });
+  await page.waitForFunction(() => document.getElementById("status").textContent === "Link de pagamento não encontrado", null, WAIT);
+  assert.equal(await page.locator("#pay").isVisible(), false); // no code left to pay
+  assert.equal(await page.locator("#simulate").isVisible(), false);
+  assert.equal(await page.evaluate(() => document.activeElement.id), "status"); // focus not lost with the hidden button
+  await page.close();
+});
+
+test("a static QR code: no self-update claim, and simulating says it worked", async () => {
+  const res = await fetch(`${BASE_URL}/api/v1/qrcode-static`, {
+    method: "POST", headers: { Authorization: APP_ID, "Content-Type": "application/json" },
+    body: JSON.stringify({ name: `qr-${Date.now()}`, value: 1500 }),
+  });
+  const { pixQrCode } = await res.json();
+  const { page } = await open(pixQrCode.paymentLinkUrl);
+  assert.equal(await page.locator("#footer").count(), 0); // it never updates itself
+  await page.locator("#simulate").click();
+  await page.waitForFunction(() => document.getElementById("simulate-result").textContent === "Pagamento simulado.", null, WAIT);
+  await page.close();
+});
+
+test("a large amount fits a 320 px screen", async () => {
+  const charge = await newCharge({ value: 999999999999 });
+  const { page } = await open(charge.paymentLinkUrl);
+  await page.setViewportSize({ width: 320, height: 700 });
+  assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= 320), "no horizontal scroll at 320 px");
+  await shot(page, "paylink-large-320.png");
   await page.close();
 });

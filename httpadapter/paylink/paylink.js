@@ -42,23 +42,30 @@
   }
 
   // Status.
-  var texts = { WAITING: d.textWaiting, PAID: d.textPaid, EXPIRED: d.textExpired };
+  // GONE: the link was deleted (the charge cancelled) while the page was open.
+  var texts = { WAITING: d.textWaiting, PAID: d.textPaid, EXPIRED: d.textExpired, GONE: d.textGone };
   function show(st) {
     status = st.status;
     var el = $("status");
     if (el.textContent !== texts[status]) el.textContent = texts[status];
-    el.className = "status status-" + status.toLowerCase();
+    el.className = "status status-" + (status === "GONE" ? "expired" : status.toLowerCase());
     root.dataset.status = status;
     var waiting = status === "WAITING";
-    ["pay", "sandbox", "time-left", "due-today-row", "footer"].forEach(function (id) {
+    var focused = document.activeElement;
+    ["pay", "sandbox", "time-left", "footer"].forEach(function (id) {
       var e = $(id);
       if (e) e.hidden = !waiting;
     });
-    var note = $("done-note"), noteText = { PAID: d.notePaid, EXPIRED: d.noteExpired }[status] || "";
+    if (focused && focused !== document.body && !focused.offsetParent) el.focus(); // its section was hidden
+    var note = $("done-note"), noteText = { PAID: d.notePaid, EXPIRED: d.noteExpired, GONE: d.noteGone }[status] || "";
     if (note.textContent !== noteText) note.textContent = noteText;
     note.hidden = noteText === "";
     if (typeof st.expiresIn === "number") { left = st.expiresIn; readAt = Date.now(); }
-    if ($("due-today") && st.amountDueText) $("due-today").textContent = st.amountDueText;
+    if (d.kind === "CHARGE" && st.amountDueText) {
+      $("amount").textContent = st.amountDueText; // what paying takes now, or what was paid
+      var original = $("original-row");
+      if (original) original.hidden = $("original").textContent === st.amountDueText;
+    }
     tick();
   }
   var polling = false;
@@ -66,7 +73,10 @@
     if (polling || status !== "WAITING") return;
     polling = true;
     fetch(d.statusUrl, { cache: "no-store", headers: { Accept: "application/json" } })
-      .then(function (r) { return r.ok ? r.json() : null; })
+      .then(function (r) {
+        if (r.status === 404) return { status: "GONE" }; // deleted meanwhile: nothing to pay
+        return r.ok ? r.json() : null;
+      })
       .then(function (st) { if (st) show(st); })
       .catch(function () {})
       .then(function () { polling = false; });
@@ -87,8 +97,9 @@
       fetch(d.simulateUrl, { method: "POST", headers: { Accept: "application/json" } })
         .then(function (r) {
           return r.json().then(function (body) {
+            if (r.status === 404) { show({ status: "GONE" }); result.textContent = ""; return; }
             if (!r.ok) throw new Error(body && body.error ? body.error : String(r.status));
-            result.textContent = "";
+            result.textContent = d.kind === "CHARGE" ? "" : d.textSimulated; // a QR code stays payable: say it worked
             show(body);
           });
         })
