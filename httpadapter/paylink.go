@@ -90,11 +90,11 @@ const payLinkImageSize = 600
 
 // pageData is what page.html renders.
 type pageData struct {
-	T           pageText
-	Nonce       string
-	CSS         template.CSS
-	JS          template.JS
-	Link        payments.PaymentLink
+	T     pageText
+	Nonce string
+	CSS   template.CSS
+	JS    template.JS
+	Link  payments.PaymentLink
 	// ValueText is the amount shown large: what paying takes now (an OVERDUE charge's amount
 	// due today, with its discount, fines and interest: its BR Code carries no amount, so
 	// the payer types this one), the amount paid once paid, a static QR code's value, or
@@ -104,14 +104,14 @@ type pageData struct {
 	// AmountDueText is what paying takes now (ValueText for a charge); OriginalText the
 	// charge's value, shown beside it for an OVERDUE charge when the two differ.
 	AmountDueText, OriginalText string
-	StatusText    string
-	DoneNote      string // under a final status
-	StatusClass   string
-	TimeLeftText  string
-	ExpiresIn     string // whole seconds left, "" for a static QR code
-	ImageURL      string
-	StatusURL     string
-	SimulateURL   string // "" outside the sandbox
+	StatusText                  string
+	DoneNote                    string // under a final status
+	StatusClass                 string
+	TimeLeftText                string
+	ExpiresIn                   string // whole seconds left, "" for a static QR code
+	ImageURL                    string
+	StatusURL                   string
+	SimulateURL                 string // "" outside the sandbox
 }
 
 // handlePayLinkPage: GET /pay/{paymentLinkID} → 200 text/html, the payment page; an
