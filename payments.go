@@ -461,6 +461,9 @@ func cleanCorrelationID(field, s string, required bool) (string, error) {
 	if strings.TrimSpace(s) == "" {
 		s = ""
 	}
+	if strings.TrimFunc(s, unicode.IsControl) != s { // "order-1\n" read from a file, say
+		return "", invalid(field, "%s must not begin or end with a line break, tab or other control character", field)
+	}
 	s, err := checkText(field, s, MaxCorrelationID)
 	if err != nil {
 		return "", err

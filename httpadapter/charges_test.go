@@ -416,6 +416,12 @@ func TestCorrelationID_AsSent(t *testing.T) {
 		is.Equal(r.status, http.StatusBadRequest)
 		is.Equal(r.errMsg(), "correlationID is required")
 	})
+	t.Run("LineBreakAtTheEnd", func(t *testing.T) {
+		is := is.New(t)
+		r := s.do(t, "POST", "/api/v1/charge", s.appID, `{"correlationID":"pedido-9\n","value":100}`)
+		is.Equal(r.status, http.StatusBadRequest) // trimmed once (and then not found by it); now said plainly
+		is.Equal(r.errMsg(), "correlationID must not begin or end with a line break, tab or other control character")
+	})
 }
 
 // TestCorrelationID_LoneSurrogate: a \u escape of a lone surrogate is refused as invalid

@@ -186,12 +186,6 @@ func invalid(field, format string, args ...any) error {
 	return &payments.Error{Code: payments.EINVALID, Field: field, Message: fmt.Sprintf(format, args...)}
 }
 
-// decode reads the request body as one JSON object into a T. It rejects a Content-Type
-// other than JSON, an empty body, invalid UTF-8 (which encoding/json would silently turn
-// into U+FFFD, so that two different ids would become one), a top level that is not an
-// object ([] included), malformed JSON, trailing data, a body over the size limit (set by
-// New's middleware) and values of the wrong type, naming the field. Unknown fields are ignored: the SDKs send
-// extras. Every error is EINVALID, answered 400.
 // loneSurrogate reports whether the JSON text b has a \u escape of a UTF-16 surrogate that
 // is not half of a pair (a high one followed at once by a low one). encoding/json decodes
 // each to U+FFFD, as it does invalid UTF-8, so two different ids would become one.
@@ -227,6 +221,13 @@ func loneSurrogate(b []byte) bool {
 	return false
 }
 
+// decode reads the request body as one JSON object into a T. It rejects a Content-Type
+// other than JSON, an empty body, invalid UTF-8 and \u escapes of lone surrogates (which
+// encoding/json would silently turn into U+FFFD, so that two different ids would become
+// one), a top level that is not an object ([] included), malformed JSON, trailing data, a
+// body over the size limit (set by New's middleware) and values of the wrong type, naming
+// the field. Unknown fields are ignored: the SDKs send extras. Every error is EINVALID,
+// answered 400.
 func decode[T any](r *http.Request) (T, error) {
 	var v T
 	if ct := r.Header.Get("Content-Type"); ct != "" && !plainJSON(ct) {

@@ -169,6 +169,7 @@ func TestPayLinkPage_Overdue(t *testing.T) {
 	is.True(strings.Contains(body, `id="amount">`+brl(due)+`<`)) // large: what paying takes today (its BR Code has no amount)
 	is.True(strings.Contains(body, "Valor original"))            // beside it, the charge's value
 	is.True(strings.Contains(body, `id="original">`+brl(10000)+`<`))
+	is.True(strings.Contains(body, `<div id="original-row"><dt>`)) // shown, not hidden: it differs from the amount due
 	is.True(strings.Contains(body, "Vencimento"))
 	is.True(!strings.Contains(body, "data-simulate-url=\"/pay")) // no sandbox: no button
 	r = s.do(t, "POST", "/pay/"+str(c, "paymentLinkID")+"/simulate", "", "")

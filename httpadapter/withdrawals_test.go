@@ -123,6 +123,8 @@ func TestSubaccountWithdraw(t *testing.T) {
 		r = s.do(t, "POST", "/api/v1/subaccount/joao@example.com/withdraw", s.appID, `{}`)
 		mustStatus(t, is, r, http.StatusBadRequest) // now empty
 		is.True(strings.Contains(r.errMsg(), "no balance"))
+		r = s.do(t, "POST", "/api/v1/subaccount/joao@example.com/withdraw", s.appID, `{"CorrelationId":"any-case"}`)
+		is.True(strings.Contains(r.errMsg(), "no balance")) // a known field in another case is that field, as encoding/json reads it
 	})
 	is := is.New(t)
 	rep, err := s.svc.Audit(ctx)

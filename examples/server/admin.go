@@ -188,7 +188,6 @@ func (c *outboxCollector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(c.hks, prometheus.GaugeValue, float64(lag.Webhooks))
 }
 
-// adminHandler is the operator listener's handler.
 // loopbackOnly answers 421 to a request whose Host is not a loopback name or address. A
 // listener on loopback is out of other machines' reach, but not of a web page the
 // operator opens: a name the page's owner points at 127.0.0.1 (DNS rebinding) makes the
@@ -209,6 +208,7 @@ func loopbackOnly(next http.Handler) http.Handler {
 	})
 }
 
+// adminHandler is the operator listener's handler.
 func adminHandler(svc *payments.Service, m *metrics, log *slog.Logger) http.Handler {
 	m.reg.MustRegister(newOutboxCollector(svc))
 	mux := http.NewServeMux()
