@@ -225,9 +225,9 @@ func (t *txn) loadCompany() (Company, error) {
 	return c.detached(), err
 }
 
-// detached is c with its tax ID and policies copied: a Company from the decode memo shares them with
-// every other read of the same record, and one returned to a caller (UpdateCompany,
-// GetCompany) who changed them would change the fees the Service charges.
+// detached is c with its tax ID and policies copied: a Company from the decode memo
+// shares them with every other read of the same record, and one returned to a caller
+// (UpdateCompany, GetCompany) who changed them would change the fees the Service charges.
 func (c Company) detached() Company {
 	c.TaxID = clonePtr(c.TaxID)
 	c.FeePolicy = clonePtr(c.FeePolicy)

@@ -176,10 +176,11 @@ func appendSeq(b []byte, n uint64) []byte {
 }
 
 // Events returns up to limit (1 to MaxLimit, else EINVALID on "limit") events of the
-// company with a sequence number greater than after, oldest first. Start with after = 0 and pass the last Seq seen to continue. The
-// sequence is per company and only grows, and an event becomes visible only after every
-// event with a smaller number has (store.Store's Next guarantee): a reader that follows
-// the cursor, even while others write, never skips an event and never sees one twice.
+// company with a sequence number greater than after, oldest first. Start with after = 0
+// and pass the last Seq seen to continue. The sequence is per company and only grows, and
+// an event becomes visible only after every event with a smaller number has (store.Store's
+// Next guarantee): a reader that follows the cursor, even while others write, never skips
+// an event and never sees one twice.
 func (s *Service) Events(ctx context.Context, after uint64, limit int) ([]Event, error) {
 	if limit <= 0 || limit > MaxLimit {
 		return nil, invalid("limit", "limit must be between 1 and %d", MaxLimit)

@@ -87,8 +87,8 @@ func (s *Service) WebhookWakeups() <-chan struct{} { return s.core.webhooks.wake
 // none is left. Webhooks are served concurrently (Options.WebhookConcurrency), each attempt
 // bounded by Options.WebhookTimeout, so a slow receiver holds back only its own webhook.
 // RunDue calls it; without a WebhookSender it delivers only e-mail webhooks (the URL ones
-// wait, queued, for a Service that has one). It returns the first store
-// error; receivers' failures are recorded as attempts, not returned.
+// wait, queued, for a Service that has one). It returns the first store error; receivers'
+// failures are recorded as attempts, not returned.
 //
 // A webhook another pass of this process is delivering to (a worker woken by a commit,
 // say) is waited for, then served: when RunWebhooks returns, what was due when it started

@@ -53,8 +53,9 @@
 // of the database taken while the server runs; see admin.go.
 //
 // The server stops cleanly on SIGINT or SIGTERM: it finishes the requests in flight (for
-// up to shutdownTimeout, then cuts the rest short), stops the tick loop and the webhook worker (a delivery cut off is
-// not recorded, so it goes again after the restart) and closes the database.
+// up to shutdownTimeout, then cuts the rest short), stops the tick loop and the webhook
+// worker (a delivery cut off is not recorded, so it goes again after the restart) and
+// closes the database.
 package main
 
 import (
