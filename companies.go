@@ -221,13 +221,13 @@ func (t *txn) loadCompany() (Company, error) {
 	if err != nil {
 		return Company{}, storeErr(err, "company")
 	}
-	c, err := decodeMemoized[Company](&t.svc.core.memo, collCompanies, systemSpace, r)
-	return c.detached(), err
+	return decodeMemoized[Company](&t.svc.core.memo, collCompanies, systemSpace, r)
 }
 
-// detached is c with its tax ID and policies copied: a Company from the decode memo
-// shares them with every other read of the same record, and one returned to a caller
-// (UpdateCompany, GetCompany) who changed them would change the fees the Service charges.
+// detached is c with its tax ID and policies copied. A Company from the decode memo
+// (loadCompany) shares them with every other read of the same record: one handed to a
+// caller (UpdateCompany) who changed them would change the fees the Service charges. The
+// Service's own reads only read them, so they take the memo's as they are.
 func (c Company) detached() Company {
 	c.TaxID = clonePtr(c.TaxID)
 	c.FeePolicy = clonePtr(c.FeePolicy)
@@ -310,5 +310,5 @@ func (s *Service) UpdateCompany(ctx context.Context, u CompanyUpdate) (Company, 
 		c = next
 		return storeErr(t.tx.Put(collCompanies, systemSpace, r), "company")
 	})
-	return c, err
+	return c.detached(), err // next has the memo's policies where u gave none
 }
