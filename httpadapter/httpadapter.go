@@ -125,11 +125,11 @@ type companyKey struct{}
 func requireAuth(svc *payments.Service, log *slog.Logger) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			var co *payments.Service
-			err := error(&payments.Error{Code: payments.EUNAUTHORIZED, Message: "two Authorization headers"})
-			if len(r.Header.Values("Authorization")) < 2 {
-				co, err = svc.Authenticate(r.Context(), strings.TrimSpace(r.Header.Get("Authorization")))
+			auth := r.Header.Values("Authorization")
+			if len(auth) > 1 {
+				auth = nil // two: whose? neither (nil is refused as a missing App ID)
 			}
+			co, err := svc.Authenticate(r.Context(), strings.TrimSpace(strings.Join(auth, "")))
 			if err != nil {
 				if payments.ErrorCode(err) == payments.EUNAUTHORIZED {
 					err = &payments.Error{Code: payments.EUNAUTHORIZED, Message: "appID inválido"} // the real API's text
