@@ -4,6 +4,9 @@
 # with wrk (Debian package). Each case runs RUNS times, the server and the bare handler one
 # after the other, so that both see the same machine; it prints the medians of requests/s,
 # the server's p50 and p99 latency, and the ratio server/bare with its range over the runs.
+# Create charge also runs the floor (bench/bare -durable: the bare handler committing what
+# a create must keep to a bbolt file, synced, in group commits) and prints floor/bare, what
+# bbolt's durable writes alone leave of the bare handler, and server/floor.
 # It also prints the CPU time each process used per request (from /proc), and their ratio:
 # on a machine shared with other work, requests/s moves with the load of the others while
 # CPU time per request mostly does not.
@@ -34,8 +37,9 @@ fi
 tmp=$(mktemp -d)
 server_pid=""
 bare_pid=""
+floor_pid=""
 cleanup() {
-  for pid in $server_pid $bare_pid; do kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; done
+  for pid in $server_pid $bare_pid $floor_pid; do kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; done
   rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -52,6 +56,10 @@ bare_port=$(freeport)
 bare_base="http://127.0.0.1:$bare_port"
 "$tmp/bare" -addr "127.0.0.1:$bare_port" 2>"$tmp/bare-err" &
 bare_pid=$!
+floor_port=$(freeport)
+floor_base="http://127.0.0.1:$floor_port"
+"$tmp/bare" -addr "127.0.0.1:$floor_port" -durable "$tmp/floor.db" 2>"$tmp/floor-err" &
+floor_pid=$!
 
 for _ in $(seq 1 100); do
   grep -q '^App ID: ' "$tmp/out" 2>/dev/null && curl -fsS "$base/health" >/dev/null 2>&1 && break
@@ -59,9 +67,11 @@ for _ in $(seq 1 100); do
 done
 APP_ID=$(sed -n 's/^App ID: //p' "$tmp/out" | head -1)
 [ -n "$APP_ID" ] || { echo "server did not start:"; cat "$tmp/err"; exit 1; }
-for _ in $(seq 1 100); do
-  curl -sS -o /dev/null "$bare_base/api/v1/charge/x" -H "Authorization: x" 2>/dev/null && break
-  sleep 0.1
+for b in "$bare_base" "$floor_base"; do
+  for _ in $(seq 1 100); do
+    curl -sS -o /dev/null "$b/api/v1/charge/x" -H "Authorization: x" 2>/dev/null && break
+    sleep 0.1
+  done
 done
 export APP_ID RUN="$(date +%s)"
 
@@ -91,28 +101,41 @@ measure() {
 }
 
 median() { sort -g | awk '{v[NR]=$1} END {if (NR%2) print v[(NR+1)/2]; else print (v[NR/2]+v[NR/2+1])/2}'; }
+# spread: the median of numbers, one per line, with their range: "0.34 (0.32-0.38)".
+spread() { sort -g | awk '{v[NR]=$1} END {m=(NR%2)?v[(NR+1)/2]:(v[NR/2]+v[NR/2+1])/2; printf "%.2f (%.2f-%.2f)", m, v[1], v[NR]}'; }
 
 echo "server -db ${DB:-bbolt file}; runs=$RUNS duration=$DURATION per measurement; medians; ratio = server/bare requests/s (min-max over runs);"
-echo "cpu µs/req = CPU time of the serving process per request; cpu ratio = bare/server CPU per request"
-printf '%-13s %5s %11s %9s %9s %11s %7s %11s %9s %9s %9s\n' case conns "server r/s" p50 p99 "bare r/s" ratio "ratio range" "srv µs" "bare µs" "cpu ratio"
+echo "cpu µs/req = CPU time of the serving process per request; cpu ratio = bare/server CPU per request;"
+echo "floor = bench/bare -durable (create only): floor/bare and server/floor requests/s, with their ranges"
+printf '%-13s %5s %11s %9s %9s %11s %7s %11s %9s %9s %9s %10s %11s %11s\n' case conns "server r/s" p50 p99 "bare r/s" ratio "ratio range" "srv µs" "bare µs" "cpu ratio" "floor r/s" "floor/bare" "srv/floor"
 for script in $CASES; do
   for c in $CONNS; do
     : >"$tmp/runs"
     for _ in $(seq 1 "$RUNS"); do
       read -r rps p50 p99 errs cpu < <(measure "$base" "$server_pid" "$script" "$c")
       read -r brps _ _ berrs bcpu < <(measure "$bare_base" "$bare_pid" "$script" "$c")
-      echo "$rps $p50 $p99 $errs $brps $berrs $cpu $bcpu" >>"$tmp/runs"
+      frps=0 ferrs=0
+      if [ "$script" = create_charge ]; then
+        read -r frps _ _ ferrs _ < <(measure "$floor_base" "$floor_pid" "$script" "$c")
+      fi
+      echo "$rps $p50 $p99 $errs $brps $berrs $cpu $bcpu $frps $ferrs" >>"$tmp/runs"
     done
     rps=$(awk '{print $1}' "$tmp/runs" | median)
     brps=$(awk '{print $5}' "$tmp/runs" | median)
     p50=$(awk '{print $2}' "$tmp/runs" | sed 's/us$/ 0.001/; s/ms$/ 1/; s/s$/ 1000/' | awk '{print $1*$2}' | median)
     p99=$(awk '{print $3}' "$tmp/runs" | sed 's/us$/ 0.001/; s/ms$/ 1/; s/s$/ 1000/' | awk '{print $1*$2}' | median)
-    errs=$(awk '{s+=$4+$6} END {print s}' "$tmp/runs")
+    errs=$(awk '{s+=$4+$6+$10} END {print s}' "$tmp/runs")
+    floor="-" fratio="-" sfratio="-"
+    if [ "$script" = create_charge ]; then
+      floor=$(awk '{print $9}' "$tmp/runs" | median | xargs printf '%.0f')
+      fratio=$(awk '{print $9/$5}' "$tmp/runs" | spread)
+      sfratio=$(awk '{print $1/$9}' "$tmp/runs" | spread)
+    fi
     range=$(awk '{r=$1/$5; if (NR==1||r<lo) lo=r; if (NR==1||r>hi) hi=r} END {printf "%.2f-%.2f", lo, hi}' "$tmp/runs")
     cpu=$(awk '{print $7}' "$tmp/runs" | median)
     bcpu=$(awk '{print $8}' "$tmp/runs" | median)
-    printf '%-13s %5s %11.0f %7.2fms %7.2fms %11.0f %7.2f %11s %9.1f %9.1f %9.2f%s\n' "$script" "$c" "$rps" "$p50" "$p99" "$brps" \
+    printf '%-13s %5s %11.0f %7.2fms %7.2fms %11.0f %7.2f %11s %9.1f %9.1f %9.2f %10s %16s %16s%s\n' "$script" "$c" "$rps" "$p50" "$p99" "$brps" \
       "$(awk -v a="$rps" -v b="$brps" 'BEGIN {print a/b}')" "$range" "$cpu" "$bcpu" \
-      "$(awk -v a="$bcpu" -v b="$cpu" 'BEGIN {print a/b}')" "$([ "$errs" != 0 ] && echo "  ($errs non-200)")"
+      "$(awk -v a="$bcpu" -v b="$cpu" 'BEGIN {print a/b}')" "$floor" "$fratio" "$sfratio" "$([ "$errs" != 0 ] && echo "  ($errs non-200)")"
   done
 done

@@ -8,6 +8,9 @@
 // It checks the Authorization header is present, as the server's routes need one, but
 // stores nothing and verifies nothing: it is the ceiling of an HTTP JSON service here, not
 // a service.
+//
+// With -durable FILE it is instead the floor of a create that keeps what it is sent (see
+// durable.go): each POST is committed to a bbolt file, synced, before its answer.
 package main
 
 import (
@@ -33,7 +36,16 @@ type chargeReply struct {
 
 func main() {
 	addr := flag.String("addr", "127.0.0.1:8081", "listen address")
+	durableFile := flag.String("durable", "", "bbolt file: commit each create to it before answering (the floor of a durable create)")
 	flag.Parse()
+	var d *durable
+	if *durableFile != "" {
+		var err error
+		if d, err = openDurable(*durableFile); err != nil {
+			fmt.Fprintln(os.Stderr, "bare:", err)
+			os.Exit(1)
+		}
+	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /api/v1/charge", func(w http.ResponseWriter, r *http.Request) {
 		var req chargeRequest
@@ -43,6 +55,10 @@ func main() {
 		}
 		if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 1<<20)).Decode(&req); err != nil {
 			reply(w, http.StatusBadRequest, map[string]string{"error": err.Error()})
+			return
+		}
+		if d != nil {
+			d.create(w, req)
 			return
 		}
 		reply(w, http.StatusOK, chargeReply{CorrelationID: req.CorrelationID, Value: req.Value, Status: "ACTIVE"})
