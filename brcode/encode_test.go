@@ -44,8 +44,8 @@ func TestEncodeStatic(t *testing.T) {
 		var pe *ParseError
 		is.True(errors.As(err, &pe)) // as a ParseError
 		is.Equal(pe.Tag, "26.01")    // on the key field
-		_, err = EncodeStatic(Static{Key: "52998224725", KeyType: KeyPhone, Name: "A", City: "B"})
-		is.True(errors.Is(err, ErrInvalidKey)) // the caller's type wins over detection
+		_, err = EncodeStatic(Static{Key: "12345678909", KeyType: KeyPhone, Name: "A", City: "B"})
+		is.True(errors.Is(err, ErrInvalidKey)) // the caller's type wins over detection (a valid CPF, not a mobile)
 		_, err = EncodeStatic(Static{Name: "A", City: "B"})
 		is.True(errors.Is(err, ErrInvalidKey)) // a static code needs a key
 	})

@@ -62,8 +62,9 @@ func ParseKeyType(s string) (KeyType, error) {
 
 // NormalizeKey validates key as a key of type t and returns its DICT canonical form:
 // CPF/CNPJ bare (mask removed, letters upper-cased) with valid check digits;
-// phone "+55DDNNNNNNNNN" (spaces, dashes and parentheses removed; a missing "+" is
-// added when the number starts with 55 and has 13 digits); e-mail lower-cased,
+// phone "+55DDNNNNNNNNN" (spaces, dashes, dots and parentheses removed; a missing "+" is
+// added when the number starts with 55 and has 13 digits, and "+55" to a mobile number
+// written without them, DDNNNNNNNNN: the caller says it is a phone); e-mail lower-cased,
 // at most 77 characters; EVP lower-cased 8-4-4-4-12 hex (any UUID version).
 // The error wraps ErrInvalidKey and says why the key was refused.
 func NormalizeKey(key string, t KeyType) (string, error) {
@@ -85,7 +86,7 @@ func NormalizeKey(key string, t KeyType) (string, error) {
 		}
 		return id, nil
 	case KeyPhone:
-		return normalizePhone(key)
+		return normalizePhone(key, true)
 	case KeyEmail:
 		if strings.IndexFunc(key, func(r rune) bool { return r > unicode.MaxASCII }) >= 0 {
 			// The DICT's e-mail keys are ASCII; checked before lower-casing, which maps
@@ -126,7 +127,13 @@ func DetectKey(key string) (KeyType, string, error) {
 	if t == "" {
 		return "", "", errUnknownKey
 	}
-	k, err := NormalizeKey(key, t)
+	var k string
+	var err error
+	if t == KeyPhone {
+		k, err = normalizePhone(strings.TrimSpace(key), false) // a guess: no +55 added
+	} else {
+		k, err = NormalizeKey(key, t)
+	}
 	if err != nil {
 		var re *reasonError
 		if d, ok := nationalMobile(key); ok && t == KeyCPF && errors.As(err, &re) {
@@ -199,18 +206,25 @@ func keyShape(key string) KeyType {
 	return ""
 }
 
-func normalizePhone(key string) (string, error) {
+// normalizePhone gives a phone key in DICT's form, +55DDNNNNNNNNN. Spaces, dashes, dots
+// and parentheses between the digits are dropped, and the + of 55DDNNNNNNNNN is added.
+// When typed (the caller said the key is a phone), a mobile number without country code
+// (DDNNNNNNNNN) gets +55: the reference's rule for the 11 digits a CPF also has is to
+// take the type from the caller. DetectKey, which guesses, does not add it.
+func normalizePhone(key string, typed bool) (string, error) {
 	var b strings.Builder
 	b.Grow(14)
 	for i := 0; i < len(key); i++ {
 		switch c := key[i]; c {
-		case ' ', '-', '(', ')':
+		case ' ', '-', '.', '(', ')':
 		default:
 			b.WriteByte(c)
 		}
 	}
 	p := b.String()
-	if !strings.HasPrefix(p, "+") && len(p) == 13 && strings.HasPrefix(p, "55") {
+	if d, ok := nationalMobile(p); ok && typed {
+		p = "+55" + d
+	} else if !strings.HasPrefix(p, "+") && len(p) == 13 && strings.HasPrefix(p, "55") {
 		p = "+" + p
 	}
 	if !phoneRE.MatchString(p) {

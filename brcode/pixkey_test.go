@@ -65,7 +65,7 @@ func TestNormalizeKey(t *testing.T) {
 		{"+556191234567", KeyPhone, "phone"},                  // 8-digit number
 		{"+5501912345678", KeyPhone, "phone"},                 // area code with 0
 		{"+5561812345678", KeyPhone, "phone"},                 // mobile must start with 9
-		{"61912345678", KeyPhone, "phone"},                    // no country code
+		{"6191234567", KeyPhone, "phone"},                     // no country code, and 10 digits: not a mobile number
 		{"+14155552671", KeyPhone, "phone"},                   // not Brazil
 		{"fulano", KeyEmail, "malformed"},                     // no @
 		{"fulano@", KeyEmail, "malformed"},                    // no domain
@@ -179,7 +179,22 @@ func TestDetectKey_Phone(t *testing.T) {
 		is.NoErr(err)
 		is.Equal(typ, KeyCPF) // 11 digits are a CPF: pass the type to mean a phone
 		is.Equal(got, "11912345684")
-		_, err = NormalizeKey("11912345684", KeyPhone)
-		is.True(strings.Contains(err.Error(), "phone must be +55")) // and a phone needs +55
+		for _, in := range []string{"11912345684", "(11) 91234-5684", "11 91234-5684", "11.91234.5684"} {
+			got, err = NormalizeKey(in, KeyPhone) // the caller says it is a phone
+			is.NoErr(err)
+			is.Equal(got, "+5511912345684") // in DICT's form
+		}
+		_, err = NormalizeKey("01912345684", KeyPhone) // no area code starts with 0
+		is.True(strings.Contains(err.Error(), "phone must be +55"))
+	})
+	t.Run("Dots", func(t *testing.T) {
+		is := is.New(t)
+		typ, got, err := DetectKey("55.11.91234.5684") // a phone by its shape
+		is.NoErr(err)
+		is.Equal(typ, KeyPhone)
+		is.Equal(got, "+5511912345684") // as "55 11 91234 5684" is
+		got, err = NormalizeKey("+55 11 9.1234-5684", KeyPhone)
+		is.NoErr(err)
+		is.Equal(got, "+5511912345684")
 	})
 }
