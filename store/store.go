@@ -137,13 +137,27 @@ type Page struct {
 	Total   int // entries matching From/To, ignoring Skip and Limit
 }
 
-// Check validates the parts of a record every driver needs. Drivers call it. A key or an
-// index entry (name and sort) listed twice is invalid: drivers would otherwise disagree on
-// it (PostgreSQL failed the whole transaction on the second key, and counted a repeated
-// entry twice in Page.Total where the memory store counted it once).
-func (r Record) Check() error {
+// MaxKeyBytes bounds what a record is stored and found by, in bytes: its collection and
+// company together with its id, with each of its unique keys, and with each index entry's
+// name, sort and the id. Check refuses a record past it. Every driver holds that much:
+// PostgreSQL's B-tree indexes hold rows of about 2,700 bytes, bbolt keys 32 KiB; past
+// them a driver failed the whole transaction on its next statement (PostgreSQL) or after
+// writing part of the record (bolt). The Service's longest, a key or index name with a
+// correlationID of 255 characters, is about half of it.
+const MaxKeyBytes = 2000
+
+// Check validates the parts of a record every driver needs, for a write in collection and
+// company. Drivers call it before they write anything. A key or an index entry (name and
+// sort) listed twice is invalid: drivers would otherwise disagree on it (PostgreSQL failed
+// the whole transaction on the second key, and counted a repeated entry twice in
+// Page.Total where the memory store counted it once). So is a record past MaxKeyBytes.
+func (r Record) Check(collection, company string) error {
 	if r.ID == "" {
 		return fmt.Errorf("%w: empty record id", ErrInvalid)
+	}
+	base := len(collection) + len(company)
+	if base+len(r.ID) > MaxKeyBytes {
+		return fmt.Errorf("%w: record id of %d bytes: collection, company and id must fit in %d", ErrInvalid, len(r.ID), MaxKeyBytes)
 	}
 	for i, k := range r.Keys {
 		if k == "" {
@@ -152,6 +166,9 @@ func (r Record) Check() error {
 		if slices.Contains(r.Keys[:i], k) {
 			return fmt.Errorf("%w: unique key %q listed twice", ErrInvalid, k)
 		}
+		if base+len(k) > MaxKeyBytes {
+			return fmt.Errorf("%w: unique key of %d bytes: collection, company and key must fit in %d", ErrInvalid, len(k), MaxKeyBytes)
+		}
 	}
 	for i, ix := range r.Indexes {
 		if ix.Name == "" {
@@ -159,6 +176,9 @@ func (r Record) Check() error {
 		}
 		if slices.Contains(r.Indexes[:i], ix) {
 			return fmt.Errorf("%w: index entry %q %q listed twice", ErrInvalid, ix.Name, ix.Sort)
+		}
+		if base+len(ix.Name)+len(ix.Sort)+len(r.ID) > MaxKeyBytes {
+			return fmt.Errorf("%w: index entry of %d bytes: collection, company, index name, sort and id must fit in %d", ErrInvalid, len(ix.Name)+len(ix.Sort), MaxKeyBytes)
 		}
 	}
 	return nil

@@ -446,7 +446,10 @@ func (t *tx) GetByKey(collection, company, key string) (store.Record, error) {
 }
 
 func (t *tx) Insert(collection, company string, r store.Record) error {
-	if err := r.Check(); err != nil {
+	if !t.btx.Writable() {
+		return errReadOnly
+	}
+	if err := r.Check(collection, company); err != nil {
 		return err
 	}
 	if t.lookup(bRecords, t.key(collection, company, r.ID)) != nil {
@@ -459,7 +462,10 @@ func (t *tx) Insert(collection, company string, r store.Record) error {
 }
 
 func (t *tx) Put(collection, company string, r store.Record) error {
-	if err := r.Check(); err != nil {
+	if !t.btx.Writable() {
+		return errReadOnly
+	}
+	if err := r.Check(collection, company); err != nil {
 		return err
 	}
 	old, err := t.Get(collection, company, r.ID)
@@ -491,6 +497,9 @@ func (t *tx) change(collection, company string, old, r store.Record) error {
 }
 
 func (t *tx) Delete(collection, company, id string) error {
+	if !t.btx.Writable() {
+		return errReadOnly
+	}
 	old, err := t.Get(collection, company, id)
 	if err != nil {
 		return err

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/google/btree"
@@ -107,7 +108,25 @@ func (t *tx) rollback() {
 	t.undo = nil
 }
 
+// space is the map key of a (collection, company): the two joined by a NUL byte, as index
+// and counter names are joined to it.
 func space(collection, company string) string { return collection + "\x00" + company }
+
+// checkNames refuses the names space and the index and counter keys join with NUL when one
+// holds a NUL: company "co\x00x" would otherwise share company "co"'s index "x\x00all", or
+// a counter. The store cannot represent them, so they are invalid (store.ErrInvalid); the
+// Service's names never hold one. Ids and unique keys live in maps of their own space and
+// may hold any byte.
+func checkNames(names ...string) error {
+	for _, n := range names {
+		if strings.IndexByte(n, 0) >= 0 {
+			return errNUL
+		}
+	}
+	return nil
+}
+
+var errNUL = fmt.Errorf("%w: a collection, company, index or counter name with a NUL byte", store.ErrInvalid)
 
 func clone(r store.Record) store.Record {
 	r.Data = bytes.Clone(r.Data)
@@ -117,6 +136,9 @@ func clone(r store.Record) store.Record {
 }
 
 func (t *tx) Get(collection, company, id string) (store.Record, error) {
+	if err := checkNames(collection, company); err != nil {
+		return store.Record{}, err
+	}
 	r, ok := t.s.records[space(collection, company)][id]
 	if !ok {
 		return store.Record{}, store.ErrNotFound
@@ -125,6 +147,9 @@ func (t *tx) Get(collection, company, id string) (store.Record, error) {
 }
 
 func (t *tx) GetByKey(collection, company, key string) (store.Record, error) {
+	if err := checkNames(collection, company); err != nil {
+		return store.Record{}, err
+	}
 	id, ok := t.s.keys[space(collection, company)][key]
 	if !ok {
 		return store.Record{}, store.ErrNotFound
@@ -136,7 +161,10 @@ func (t *tx) Insert(collection, company string, r store.Record) error {
 	if !t.writable {
 		return errReadOnly
 	}
-	if err := r.Check(); err != nil {
+	if err := r.Check(collection, company); err != nil {
+		return err
+	}
+	if err := checkIndexNames(collection, company, r); err != nil {
 		return err
 	}
 	sp := space(collection, company)
@@ -154,7 +182,10 @@ func (t *tx) Put(collection, company string, r store.Record) error {
 	if !t.writable {
 		return errReadOnly
 	}
-	if err := r.Check(); err != nil {
+	if err := r.Check(collection, company); err != nil {
+		return err
+	}
+	if err := checkIndexNames(collection, company, r); err != nil {
 		return err
 	}
 	sp := space(collection, company)
@@ -174,12 +205,28 @@ func (t *tx) Delete(collection, company, id string) error {
 	if !t.writable {
 		return errReadOnly
 	}
+	if err := checkNames(collection, company); err != nil {
+		return err
+	}
 	sp := space(collection, company)
 	old, ok := t.s.records[sp][id]
 	if !ok {
 		return store.ErrNotFound
 	}
 	t.remove(sp, old)
+	return nil
+}
+
+// checkIndexNames is checkNames of collection, company and r's index names.
+func checkIndexNames(collection, company string, r store.Record) error {
+	if err := checkNames(collection, company); err != nil {
+		return err
+	}
+	for _, ix := range r.Indexes {
+		if err := checkNames(ix.Name); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -255,6 +302,9 @@ func (t *tx) List(collection, company string, q store.Query) (store.Page, error)
 	if err := q.Check(); err != nil {
 		return store.Page{}, err
 	}
+	if err := checkNames(collection, company, q.Index); err != nil {
+		return store.Page{}, err
+	}
 	sp := space(collection, company)
 	tree := t.s.indexes[sp+"\x00"+q.Index]
 	if tree == nil {
@@ -309,6 +359,9 @@ func (t *tx) List(collection, company string, q store.Query) (store.Page, error)
 func (t *tx) Next(collection, company, counter string) (uint64, error) {
 	if !t.writable {
 		return 0, errReadOnly
+	}
+	if err := checkNames(collection, company, counter); err != nil {
+		return 0, err
 	}
 	name := space(collection, company) + "\x00" + counter
 	prev := t.s.counters[name]

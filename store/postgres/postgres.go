@@ -79,6 +79,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -109,6 +110,7 @@ type Store struct {
 	local [64]sync.Mutex // in-process part of the company gate, striped by company hash
 
 	retries atomic.Int64
+	closed  atomic.Bool // Close was called: transactions fail, as the contract says
 }
 
 //go:embed migrations/*.sql
@@ -201,6 +203,7 @@ func (s *Store) URL() string { return s.url }
 
 // Close closes the connection pool.
 func (s *Store) Close() error {
+	s.closed.Store(true)
 	s.pool.Close()
 	return nil
 }
@@ -244,7 +247,7 @@ func (s *Store) retry(ctx context.Context, attempt func() error) error {
 // Update runs fn in a SERIALIZABLE transaction, again after a serialization failure; see
 // the package doc.
 func (s *Store) Update(ctx context.Context, fn func(store.Tx) error) error {
-	if err := ctx.Err(); err != nil {
+	if err := s.usable(ctx); err != nil {
 		return err
 	}
 	var fnErr error
@@ -273,6 +276,23 @@ func (s *Store) Update(ctx context.Context, fn func(store.Tx) error) error {
 	return fnErr
 }
 
+// errCollection is a collection name that is not UTF-8 text without NUL bytes: the
+// collection column is text (the Service's collections are plain names). Refused before
+// the database sees it, which would fail the whole transaction.
+var errCollection = fmt.Errorf("%w: a collection name must be UTF-8 text without NUL bytes", store.ErrInvalid)
+
+// errClosed is a transaction after Close. A transaction opens its connection at its first
+// call, so one whose function makes none would otherwise succeed.
+var errClosed = errors.New("postgres store: closed")
+
+// usable is nil when a transaction may start: the store is open and ctx is not done.
+func (s *Store) usable(ctx context.Context) error {
+	if s.closed.Load() {
+		return errClosed
+	}
+	return ctx.Err()
+}
+
 // runFn runs fn, ending the transaction before re-raising its panic.
 func runFn(t *tx, fn func(store.Tx) error) error {
 	defer func() {
@@ -286,7 +306,7 @@ func runFn(t *tx, fn func(store.Tx) error) error {
 
 // View runs fn in a REPEATABLE READ READ ONLY transaction: one snapshot.
 func (s *Store) View(ctx context.Context, fn func(store.Tx) error) error {
-	if err := ctx.Err(); err != nil {
+	if err := s.usable(ctx); err != nil {
 		return err
 	}
 	t := &tx{s: s, ctx: ctx}
@@ -306,9 +326,13 @@ func companyKey(company string) int64 {
 }
 
 // begin opens the transaction on the first call, which names the company the gate locks.
-func (t *tx) begin(company string) error {
+// Every call begins with it, so it also refuses a collection the text column cannot hold.
+func (t *tx) begin(collection, company string) error {
 	if t.dbErr != nil {
 		return t.dbErr
+	}
+	if !utf8.ValidString(collection) || strings.IndexByte(collection, 0) >= 0 {
+		return errCollection
 	}
 	if t.open {
 		return nil

@@ -37,7 +37,7 @@ var errReadOnly = fmt.Errorf("%w: write in a read-only transaction", store.ErrIn
 const selectRecord = `SELECT meta, data FROM payments_records WHERE collection = $1 AND company = $2 AND id = $3`
 
 func (t *tx) Get(collection, company, id string) (store.Record, error) {
-	if err := t.begin(company); err != nil {
+	if err := t.begin(collection, company); err != nil {
 		return store.Record{}, err
 	}
 	var meta, data []byte
@@ -71,7 +71,7 @@ func (t *tx) queryRow(b *pgx.Batch, dest ...any) error {
 }
 
 func (t *tx) GetByKey(collection, company, key string) (store.Record, error) {
-	if err := t.begin(company); err != nil {
+	if err := t.begin(collection, company); err != nil {
 		return store.Record{}, err
 	}
 	var id, meta, data []byte
@@ -137,10 +137,10 @@ func (t *tx) write(collection, company string, r store.Record) (old store.Record
 	if !t.writable {
 		return old, false, "", errReadOnly
 	}
-	if err := r.Check(); err != nil {
+	if err := r.Check(collection, company); err != nil {
 		return old, false, "", err
 	}
-	if err := t.begin(company); err != nil {
+	if err := t.begin(collection, company); err != nil {
 		return old, false, "", err
 	}
 	return t.current(collection, company, r.ID, r.Keys)
@@ -188,7 +188,7 @@ func (t *tx) Delete(collection, company, id string) error {
 	if !t.writable {
 		return errReadOnly
 	}
-	if err := t.begin(company); err != nil {
+	if err := t.begin(collection, company); err != nil {
 		return err
 	}
 	old, exists, _, err := t.current(collection, company, id, nil)
@@ -274,7 +274,7 @@ func (t *tx) List(collection, company string, q store.Query) (store.Page, error)
 	if err := q.Check(); err != nil {
 		return store.Page{}, err
 	}
-	if err := t.begin(company); err != nil {
+	if err := t.begin(collection, company); err != nil {
 		return store.Page{}, err
 	}
 	where := `i.collection = $1 AND i.company = $2 AND i.name = $3`
@@ -350,7 +350,7 @@ func (t *tx) Next(collection, company, counter string) (uint64, error) {
 	if !t.writable {
 		return 0, errReadOnly
 	}
-	if err := t.begin(company); err != nil {
+	if err := t.begin(collection, company); err != nil {
 		return 0, err
 	}
 	var n int64

@@ -16,6 +16,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"sync"
 	"testing"
@@ -59,6 +60,9 @@ func Run(t *testing.T, h Harness) {
 		{"NoPhantoms", testNoPhantoms},
 		{"Reopen", testReopen},
 		{"PutChanges", testPutChanges},
+		{"KeyBytes", testKeyBytes},
+		{"NULInNames", testNULInNames},
+		{"AfterClose", testAfterClose},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.fn(t, h) })
@@ -449,10 +453,78 @@ func testCounter(t *testing.T, h Harness) {
 func testReadOnlyView(t *testing.T, h Harness) {
 	is := is.New(t)
 	s := open(t, h)
+	insert(t, s, company, rec("b"))
 	err := s.View(ctx, func(tx store.Tx) error { return tx.Insert(coll, company, rec("a")) })
-	is.True(err != nil) // writes fail in a view
+	is.True(errors.Is(err, store.ErrInvalid)) // writes fail in a view
 	_, err = get(s, company, "a")
 	is.True(errors.Is(err, store.ErrNotFound)) // and leave nothing
+	// Refused as writes before anything is looked at: not a conflict or a missing record.
+	err = s.View(ctx, func(tx store.Tx) error { return tx.Insert(coll, company, rec("b")) })
+	is.True(errors.Is(err, store.ErrInvalid)) // not ErrConflict
+	err = s.View(ctx, func(tx store.Tx) error { return tx.Put(coll, company, rec("c")) })
+	is.True(errors.Is(err, store.ErrInvalid)) // not ErrNotFound
+	err = s.View(ctx, func(tx store.Tx) error { return tx.Delete(coll, company, "c") })
+	is.True(errors.Is(err, store.ErrInvalid)) // not ErrNotFound
+}
+
+// A record past store.MaxKeyBytes is refused as invalid before anything of it is written,
+// and the transaction goes on; one at the bound is stored, found and listed, with data no
+// compression shrinks (PostgreSQL compresses what it can).
+func testKeyBytes(t *testing.T, h Harness) {
+	is := is.New(t)
+	s := open(t, h)
+	room := store.MaxKeyBytes - len(coll) - len(company)
+	long := func(n int) string { // n bytes of pseudo-random printable text
+		b := make([]byte, n)
+		x := uint32(2463534242)
+		for i := range b {
+			x ^= x << 13
+			x ^= x >> 17
+			x ^= x << 5
+			b[i] = byte('!' + x%94)
+		}
+		return string(b)
+	}
+	over := []store.Record{
+		{ID: long(room + 1), Data: []byte(`{}`)},
+		{ID: "k", Data: []byte(`{}`), Keys: []string{long(room + 1)}},
+		{ID: "i", Data: []byte(`{}`), Indexes: []store.Index{{Name: "all", Sort: long(room - len("all") - len("i") + 1)}}},
+	}
+	err := s.Update(ctx, func(tx store.Tx) error {
+		for _, r := range over {
+			if err := tx.Insert(coll, company, r); !errors.Is(err, store.ErrInvalid) {
+				return fmt.Errorf("insert past the bound: %v, want ErrInvalid", err)
+			}
+		}
+		if err := tx.Put(coll, company, store.Record{ID: "x", Data: []byte(`{}`), Keys: []string{long(room + 1)}}); !errors.Is(err, store.ErrInvalid) {
+			return fmt.Errorf("put past the bound: %v, want ErrInvalid", err)
+		}
+		return tx.Insert(coll, company, rec("after")) // the transaction goes on
+	})
+	is.NoErr(err)
+	for _, id := range []string{"k", "i"} {
+		_, err = get(s, company, id)
+		is.True(errors.Is(err, store.ErrNotFound)) // nothing of a refused record
+	}
+	ids, total := list(t, s, company, store.Query{Index: "all", Limit: 10})
+	is.Equal(ids, []string{"after"}) // nor an index entry
+	is.Equal(total, 1)
+
+	key, sort := long(room), long(room-len("all")-len("at"))
+	insert(t, s, company, store.Record{ID: "at", Data: []byte(`{}`), Keys: []string{key}, Indexes: []store.Index{{Name: "all", Sort: sort}}})
+	err = s.View(ctx, func(tx store.Tx) error {
+		r, err := tx.GetByKey(coll, company, key)
+		if err != nil {
+			return err
+		}
+		if r.ID != "at" {
+			return fmt.Errorf("found %q by its key", r.ID)
+		}
+		return nil
+	})
+	is.NoErr(err) // at the bound: stored and found by its key
+	ids, _ = list(t, s, company, store.Query{Index: "all", Limit: 10})
+	is.True(slices.Contains(ids, "at") && len(ids) == 2) // and listed
 }
 
 func testTimeRoundTrip(t *testing.T, h Harness) {
@@ -582,4 +654,51 @@ func testConcurrentFailures(t *testing.T, h Harness) {
 	}
 	_, total := list(t, s, company, store.Query{Index: "all"})
 	is.Equal(total, len(committed)) // exactly one winner per unique key that a success took
+}
+
+// Names holding a NUL byte are kept apart or refused as invalid, never joined into
+// another company's records, index or counter.
+func testNULInNames(t *testing.T, h Harness) {
+	is := is.New(t)
+	s := open(t, h)
+	err := s.Update(ctx, func(tx store.Tx) error {
+		if err := tx.Insert(coll, "co\x00x", rec("a")); err != nil && !errors.Is(err, store.ErrInvalid) {
+			return err
+		}
+		if _, err := tx.Next(coll, "co\x00seq", "x"); err != nil && !errors.Is(err, store.ErrInvalid) {
+			return err
+		}
+		return nil
+	})
+	is.NoErr(err)
+	err = s.Update(ctx, func(tx store.Tx) error {
+		page, err := tx.List(coll, "co", store.Query{Index: "x\x00all", Limit: 10})
+		if err == nil && (page.Total != 0 || len(page.Records) != 0) {
+			return fmt.Errorf("company co's index x\\x00all lists %d records of company co\\x00x", page.Total)
+		}
+		if err != nil && !errors.Is(err, store.ErrInvalid) {
+			return err
+		}
+		n, err := tx.Next(coll, "co", "seq\x00x")
+		if err == nil && n != 1 {
+			return fmt.Errorf("counter seq\\x00x of company co starts at %d, shared with company co\\x00seq's x", n)
+		}
+		if err != nil && !errors.Is(err, store.ErrInvalid) {
+			return err
+		}
+		if _, err := tx.Get(coll+"\x00co", "x", "a"); err == nil {
+			return errors.New("collection things\\x00co, company x finds collection things, company co\\x00x's record")
+		}
+		return nil
+	})
+	is.NoErr(err)
+}
+
+// Transactions after Close fail, even one whose function makes no call.
+func testAfterClose(t *testing.T, h Harness) {
+	is := is.New(t)
+	s := open(t, h)
+	is.NoErr(s.Close())
+	is.True(s.Update(ctx, func(store.Tx) error { return nil }) != nil) // Update after Close
+	is.True(s.View(ctx, func(store.Tx) error { return nil }) != nil)   // View after Close
 }
