@@ -260,6 +260,9 @@ func (s *Service) deliverWebhook(ctx context.Context, id string) error {
 		} else {
 			var err error
 			res, err = s.sendWebhook(ctx, w.Webhook, webhookMessageID(w.ID, ev.Seq), ev.Data)
+			if own := notSent(err); own != nil {
+				return own // not an attempt: the event goes when the lease runs out
+			}
 			switch {
 			case err != nil:
 				failure, res.Status = err.Error(), 0
@@ -443,22 +446,42 @@ func webhookBackoff(n int, retryAfter time.Duration) time.Duration {
 	return max(d, retryAfter)
 }
 
-// sendWebhook signs body for w and sends it, bounded by the per-attempt timeout.
+// sendWebhook signs body for w and sends it, bounded by the per-attempt timeout. Signing
+// reads the signing key from the store; when that fails, nothing is sent and the error is
+// a *notSentError: the Service's failure, not the receiver's, which callers do not record
+// as an attempt (a store that failed for a moment cost an event its retries, and with
+// WebhookAttempts 1 the event itself).
 func (s *Service) sendWebhook(ctx context.Context, w Webhook, msgID string, body []byte) (WebhookResponse, error) {
 	if s.core.webhooks.sender == nil {
 		return WebhookResponse{}, errors.New("no WebhookSender configured")
 	}
 	key, err := s.webhookKey(ctx)
 	if err != nil {
-		return WebhookResponse{}, err
+		return WebhookResponse{}, &notSentError{err}
 	}
 	h, err := signWebhook(key, w, msgID, s.signedAt(), body)
 	if err != nil {
-		return WebhookResponse{}, err
+		return WebhookResponse{}, &notSentError{internal(err)}
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.core.webhooks.timeout)
 	defer cancel()
 	return s.core.webhooks.sender.SendWebhook(ctx, WebhookRequest{URL: w.URL, Header: h, Body: body})
+}
+
+// notSentError is a delivery that failed before anything was sent (see sendWebhook).
+type notSentError struct{ err error }
+
+func (e *notSentError) Error() string { return e.err.Error() }
+func (e *notSentError) Unwrap() error { return e.err }
+
+// notSent is the Service's own failure err wraps if sendWebhook failed before sending,
+// else nil.
+func notSent(err error) error {
+	var ns *notSentError
+	if errors.As(err, &ns) {
+		return ns.err
+	}
+	return nil
 }
 
 // signedAt is the time a delivery's webhook-timestamp carries: the Service's time, except

@@ -56,6 +56,9 @@ func (s *Service) resendWebhookEvent(ctx context.Context, w Webhook, ev Event) (
 	} else {
 		var err error
 		res, err = s.sendWebhook(ctx, w, webhookMessageID(w.ID, ev.Seq), ev.Data)
+		if own := notSent(err); own != nil {
+			return WebhookAttempt{}, own // nothing sent: no attempt to record
+		}
 		switch {
 		case err != nil:
 			failure, res.Status = err.Error(), 0

@@ -247,6 +247,9 @@ func (s *Service) testWebhook(ctx context.Context, w Webhook) error {
 		return internal(err)
 	}
 	res, err := s.sendWebhook(ctx, w, "test_"+s.core.ids.hex32(), body)
+	if own := notSent(err); own != nil {
+		return own // the Service's failure, not the url's
+	}
 	switch {
 	case err != nil:
 		return invalid("url", "the url did not answer the test call: %s", err.Error())
