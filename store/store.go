@@ -140,11 +140,11 @@ type Page struct {
 // MaxKeyBytes bounds what a record is stored and found by, in bytes: its collection and
 // company together with its id, with each of its unique keys, and with each index entry's
 // name, sort and the id. Check refuses a record past it. Every driver holds that much:
-// PostgreSQL's B-tree indexes hold rows of about 2,700 bytes, bbolt keys 32 KiB; past
-// them a driver failed the whole transaction on its next statement (PostgreSQL) or after
-// writing part of the record (bolt). The Service's longest, a key or index name with a
-// correlationID of 255 characters, is about half of it.
-const MaxKeyBytes = 2000
+// PostgreSQL's B-tree indexes hold rows of 2,704 bytes (the columns' headers included),
+// bbolt keys 32 KiB; past them a driver failed the whole transaction on its next
+// statement (PostgreSQL) or after writing part of the record (bolt). The Service's
+// longest is a webhook's index entry by its URL (up to 2,048 bytes).
+const MaxKeyBytes = 2600
 
 // Check validates the parts of a record every driver needs, for a write in collection and
 // company. Drivers call it before they write anything. A key or an index entry (name and
