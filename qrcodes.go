@@ -32,12 +32,16 @@ type PixQRCode struct {
 // CreatePixQRCodeParams create a static QR code. Name is required; CorrelationID
 // defaults to a new UUID; PixKey, when given, must be the company's key. Comment has at
 // most 140 characters: the record keeps all of it, the BR Code as much as fits.
+// Identifier, the BR Code's reference label (its txid, by which a Pix paying the code
+// finds it), is 1 to 25 letters and digits, unique among the company's QR codes; by
+// default a new one.
 type CreatePixQRCodeParams struct {
 	Name          string
 	CorrelationID string
 	Value         int64
 	Comment       string
 	PixKey        string
+	Identifier    string
 }
 
 // CreatePixQRCode creates a static QR code. A correlationID already used is a conflict.
@@ -88,7 +92,12 @@ func (t *txn) createPixQRCode(p CreatePixQRCodeParams) (PixQRCode, error) {
 		}
 	}
 	q.ID = t.newID()
-	q.Identifier = t.svc.core.ids.hex32()[:25]
+	q.Identifier = p.Identifier
+	if q.Identifier == "" {
+		q.Identifier = t.svc.core.ids.hex32()[:25]
+	} else if !isTxID(q.Identifier) {
+		return q, invalid("identifier", "identifier must be 1 to 25 letters and digits (the BR Code's reference label)")
+	}
 	q.PaymentLinkID = t.svc.core.ids.uuid()
 	q.BRCode, err = brcode.EncodeStatic(brcode.Static{
 		Key: co.PixKey, Name: co.MerchantName, City: co.MerchantCity,
@@ -100,6 +109,9 @@ func (t *txn) createPixQRCode(p CreatePixQRCodeParams) (PixQRCode, error) {
 	if err := t.insert(collQRCodes, q.ID, "pix QR code", q, q.keys(), []store.Index{byCreation(q.CreatedAt)}); err != nil {
 		if ErrorCode(err) == ECONFLICT && ErrorField(err) == "correlationID" {
 			return q, conflict("correlationID", "a pix QR code with correlationID %q already exists", q.CorrelationID)
+		}
+		if ErrorCode(err) == ECONFLICT && ErrorField(err) == "identifier" {
+			return q, conflict("identifier", "a pix QR code with identifier %q already exists", q.Identifier)
 		}
 		return q, err
 	}
@@ -174,4 +186,18 @@ func (s *Service) DeletePixQRCode(ctx context.Context, id string) error {
 		}
 		return storeErr(t.tx.Delete(collQRCodes, t.company, q.ID), "pix QR code")
 	})
+}
+
+// isTxID reports whether s is a BR Code reference label a client may choose: 1 to 25
+// ASCII letters and digits.
+func isTxID(s string) bool {
+	if len(s) < 1 || len(s) > 25 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z') {
+			return false
+		}
+	}
+	return true
 }

@@ -77,3 +77,31 @@ func TestService_PixQRCodes(t *testing.T) {
 		is.Equal(len(qs), 0)
 	})
 }
+
+// TestService_PixQRCode_Identifier: a client may choose a QR code's identifier, its BR
+// Code's reference label: found by it, paid through it, unique among the company's codes.
+func TestService_PixQRCode_Identifier(t *testing.T) {
+	eachStore(t, func(t *testing.T, e env) {
+		is := is.New(t)
+		q, err := e.svc.CreatePixQRCode(ctx, payments.CreatePixQRCodeParams{Name: "Caixa 1", Identifier: "caixa1loja"})
+		is.NoErr(err)
+		is.Equal(q.Identifier, "caixa1loja")
+		code, err := brcode.Parse(q.BRCode)
+		is.NoErr(err)
+		is.Equal(code.TxID, "caixa1loja") // the code carries it
+		got, err := e.svc.GetPixQRCode(ctx, "caixa1loja")
+		is.NoErr(err)
+		is.Equal(got.ID, q.ID) // found by it
+		tx, err := e.svc.ReceivePix(ctx, payments.ReceivePixParams{EndToEndID: "E99999999202611221200IDENT0001", Value: 700, TxID: "caixa1loja"})
+		is.NoErr(err)
+		is.True(tx.PixQrCode != nil && tx.PixQrCode.ID == q.ID) // a Pix with it pays the code
+
+		_, err = e.svc.CreatePixQRCode(ctx, payments.CreatePixQRCodeParams{Name: "Caixa 2", Identifier: "caixa1loja"})
+		is.Equal(payments.ErrorCode(err), payments.ECONFLICT) // taken
+		is.Equal(payments.ErrorField(err), "identifier")
+		for _, bad := range []string{"caixa-1", "caixa 1", strings.Repeat("a", 26), "caixa1ção"} {
+			_, err = e.svc.CreatePixQRCode(ctx, payments.CreatePixQRCodeParams{Name: "x", Identifier: bad})
+			is.Equal(payments.ErrorField(err), "identifier") // not 1 to 25 letters and digits
+		}
+	})
+}

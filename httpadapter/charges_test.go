@@ -401,6 +401,13 @@ func TestCorrelationID_AsSent(t *testing.T) {
 		r := s.do(t, "POST", "/api/v1/qrcode-static", s.appID, `{"name":"loja","correlationID":" pedido-1 "}`)
 		mustStatus(t, is, r, http.StatusOK)
 		mustStatus(t, is, s.do(t, "GET", "/api/v1/qrcode-static/"+esc, s.appID, ""), http.StatusOK)
+		r = s.do(t, "POST", "/api/v1/qrcode-static", s.appID, `{"name":"Caixa 1","identifier":"caixa1loja"}`) // as the reference's curl sends it
+		mustStatus(t, is, r, http.StatusOK)
+		is.Equal(str(r.body, "pixQrCode", "identifier"), "caixa1loja")
+		mustStatus(t, is, s.do(t, "GET", "/api/v1/qrcode-static/caixa1loja", s.appID, ""), http.StatusOK)
+		r = s.do(t, "POST", "/api/v1/qrcode-static", s.appID, `{"name":"x","identifier":"caixa-1"}`)
+		is.Equal(r.status, http.StatusBadRequest)
+		is.True(strings.Contains(r.raw, "identifier"))
 	})
 	t.Run("Refund", func(t *testing.T) {
 		is := is.New(t)

@@ -15,6 +15,7 @@ type pixQRCodeBody struct {
 	Value         centavos `json:"value"`
 	Comment       string   `json:"comment"`
 	PixKey        string   `json:"pixKey"`
+	Identifier    string   `json:"identifier"`
 }
 
 // handlePixQRCodeCreate: POST /qrcode-static → 200 {pixQrCode, correlationID, brCode}.
@@ -27,7 +28,7 @@ func handlePixQRCodeCreate(log *slog.Logger) http.Handler {
 		}
 		q, err := company(r).CreatePixQRCode(r.Context(), payments.CreatePixQRCodeParams{
 			Name: body.Name, CorrelationID: body.CorrelationID, Value: int64(body.Value),
-			Comment: body.Comment, PixKey: body.PixKey,
+			Comment: body.Comment, PixKey: body.PixKey, Identifier: body.Identifier,
 		})
 		if err != nil {
 			writeError(w, r, log, err)
