@@ -187,7 +187,10 @@ func (s *Service) TransferBetweenSubaccounts(ctx context.Context, p SubaccountTr
 		return t.insert(collSubaccountTransfers, tr.ID, "transfer", tr,
 			[]string{"correlationID:" + cid}, []store.Index{byCreation(t.now)})
 	})
-	return tr, err
+	if err != nil {
+		return SubaccountTransfer{}, err // not the transfer half built before the failure
+	}
+	return tr, nil
 }
 
 // mustHaveSubaccount refuses a key (canonical) that names no subaccount of the company:
