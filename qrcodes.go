@@ -2,6 +2,7 @@ package payments
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/pixfoundry/payments/brcode"
@@ -33,8 +34,8 @@ type PixQRCode struct {
 // defaults to a new UUID; PixKey, when given, must be the company's key. Comment has at
 // most 140 characters: the record keeps all of it, the BR Code as much as fits.
 // Identifier, the BR Code's reference label (its txid, by which a Pix paying the code
-// finds it), is 1 to 25 letters and digits, unique among the company's QR codes; by
-// default a new one.
+// finds it), is 1 to 25 letters and digits, unique among the company's QR codes, deleted
+// ones included; by default a new one.
 type CreatePixQRCodeParams struct {
 	Name          string
 	CorrelationID string
@@ -97,6 +98,11 @@ func (t *txn) createPixQRCode(p CreatePixQRCodeParams) (PixQRCode, error) {
 		q.Identifier = t.svc.core.ids.hex32()[:25]
 	} else if !isTxID(q.Identifier) {
 		return q, invalid("identifier", "identifier must be 1 to 25 letters and digits (the BR Code's reference label)")
+	} else if old, err := t.deletedQRCode(q.Identifier, true); err != nil {
+		return q, err
+	} else if old != nil {
+		// Printed copies of the deleted code may still be paid: their Pix stay its own.
+		return q, conflict("identifier", "identifier %q was a deleted pix QR code's, and is not given again", q.Identifier)
 	}
 	q.PaymentLinkID = t.svc.core.ids.uuid()
 	q.BRCode, err = brcode.EncodeStatic(brcode.Static{
@@ -184,8 +190,59 @@ func (s *Service) DeletePixQRCode(ctx context.Context, id string) error {
 		if err := t.removePaymentLink(q.PaymentLinkID); err != nil {
 			return err
 		}
-		return storeErr(t.tx.Delete(collQRCodes, t.company, q.ID), "pix QR code")
+		if err := storeErr(t.tx.Delete(collQRCodes, t.company, q.ID), "pix QR code"); err != nil {
+			return err
+		}
+		return t.noteDeletedQRCode(q)
 	})
+}
+
+// collDeletedQRCodes holds a note (the code as it was) of each deleted static QR code,
+// under its id and the keys of its identifier and correlationID: a Pix paying the code
+// later is recorded under it (Unmatched "QR code deleted"), and the transaction list's
+// pixQrCode filter finds the code's payments by any of the three, as for a live code.
+const collDeletedQRCodes = "deleted_qrcodes"
+
+// noteDeletedQRCode leaves the note of the deleted code q. A new code may take the
+// correlationID of a deleted one (not its identifier), and be deleted in turn: its note
+// takes the key from the older note, which keeps its id and identifier (the newest code is
+// the one a correlationID names).
+func (t *txn) noteDeletedQRCode(q PixQRCode) error {
+	keys := []string{"identifier:" + q.Identifier, "correlationID:" + q.CorrelationID}
+	for _, k := range keys {
+		old, err := t.tx.GetByKey(collDeletedQRCodes, t.company, k)
+		if ok, err := found(storeErr(err, "deleted pix QR code")); err != nil {
+			return err
+		} else if !ok {
+			continue
+		}
+		old.Keys = slices.DeleteFunc(old.Keys, func(ok string) bool { return ok == k })
+		if err := storeErr(t.tx.Put(collDeletedQRCodes, t.company, old), "deleted pix QR code"); err != nil {
+			return err
+		}
+	}
+	return t.insert(collDeletedQRCodes, q.ID, "deleted pix QR code", q, keys, nil)
+}
+
+// deletedQRCode is the deleted static QR code id names (its id, identifier or
+// correlationID; only its identifier when byTxID), as its note keeps it, or nil.
+func (t *txn) deletedQRCode(id string, byTxID bool) (*PixQRCode, error) {
+	var q PixQRCode
+	if !byTxID {
+		if ok, err := found(t.get(collDeletedQRCodes, id, "deleted pix QR code", &q)); err != nil || ok {
+			return &q, err
+		}
+	}
+	for _, key := range []string{"identifier:", "correlationID:"} {
+		if byTxID && key != "identifier:" {
+			break
+		}
+		_, err := t.getByKey(collDeletedQRCodes, key+id, "deleted pix QR code", &q)
+		if ok, err := found(err); err != nil || ok {
+			return &q, err
+		}
+	}
+	return nil, nil
 }
 
 // isTxID reports whether s is a BR Code reference label a client may choose: 1 to 25

@@ -105,3 +105,53 @@ func TestService_PixQRCode_Identifier(t *testing.T) {
 		}
 	})
 }
+
+// TestService_PixQRCode_Deleted: a deleted static QR code leaves a note, as a deleted
+// charge does. Its payments stay listed under its id, correlationID and identifier; a Pix
+// paying it later is credited, kept under it and marked "QR code deleted". A new code that
+// takes its identifier and correlationID is the one they name, deleted in turn too.
+func TestService_PixQRCode_Deleted(t *testing.T) {
+	eachStore(t, func(t *testing.T, e env) {
+		is := is.New(t)
+		q, err := e.svc.CreatePixQRCode(ctx, payments.CreatePixQRCodeParams{Name: "Balcão", CorrelationID: "qr-1", Value: 500, Identifier: "balcao1"})
+		is.NoErr(err)
+		_, err = e.svc.ReceivePix(ctx, payments.ReceivePixParams{EndToEndID: "E99999999202611221200QRDEL0001", Value: 500, TxID: q.Identifier})
+		is.NoErr(err)
+		is.NoErr(e.svc.DeletePixQRCode(ctx, "qr-1"))
+		listed := func(id string) int {
+			xs, _, err := e.svc.ListTransactions(ctx, payments.TransactionFilter{PixQrCode: id})
+			is.NoErr(err)
+			return len(xs)
+		}
+		for _, id := range []string{q.ID, "qr-1", "balcao1"} {
+			is.Equal(listed(id), 1) // its payment, by each of the three
+		}
+
+		x, err := e.svc.ReceivePix(ctx, payments.ReceivePixParams{EndToEndID: "E99999999202611221200QRDEL0002", Value: 500, TxID: "balcao1"})
+		is.NoErr(err) // credited
+		is.True(x.PixQrCode != nil && x.PixQrCode.ID == q.ID)
+		is.Equal(x.Unmatched, "QR code deleted")
+		is.Equal(listed("balcao1"), 2)
+		evs, err := e.svc.Events(ctx, 0, 1000)
+		is.NoErr(err)
+		last := evs[len(evs)-1]
+		is.Equal(last.Name, "OPENPIX:TRANSACTION_RECEIVED")
+		is.True(strings.Contains(string(last.Data), `"identifier":"balcao1"`)) // the code, as it was
+
+		// Its identifier is not given again: printed copies may still be paid.
+		_, err = e.svc.CreatePixQRCode(ctx, payments.CreatePixQRCodeParams{Name: "Balcão 2", Identifier: "balcao1"})
+		is.Equal(payments.ErrorCode(err), payments.ECONFLICT)
+		is.Equal(payments.ErrorField(err), "identifier")
+		// Its correlationID is: a new code takes it, and is deleted in turn.
+		q2, err := e.svc.CreatePixQRCode(ctx, payments.CreatePixQRCodeParams{Name: "Balcão 2", CorrelationID: "qr-1"})
+		is.NoErr(err)
+		_, err = e.svc.ReceivePix(ctx, payments.ReceivePixParams{EndToEndID: "E99999999202611221200QRDEL0003", Value: 500, TxID: q2.Identifier})
+		is.NoErr(err)
+		is.Equal(listed("qr-1"), 1)                 // the live code's
+		is.NoErr(e.svc.DeletePixQRCode(ctx, q2.ID)) // its note takes the correlationID
+		is.Equal(listed("qr-1"), 1)                 // the newest code's
+		is.Equal(listed(q.ID), 2)                   // the first still by its id
+		is.Equal(listed("balcao1"), 2)              // and its identifier
+		audit(t, e.svc)
+	})
+}

@@ -181,6 +181,7 @@ func (t *txn) receivePix(p ReceivePixParams) (Transaction, error) {
 	x.Fee = co.fees().Fee(p.Value)
 
 	var charge *Charge
+	var deletedQR *PixQRCode // the code the txid named, deleted
 	if txid != "" && txid != "***" {
 		if charge, x.PixQrCode, err = t.receiveTarget(txid); err != nil {
 			return Transaction{}, err
@@ -195,6 +196,10 @@ func (t *txn) receivePix(p ReceivePixParams) (Transaction, error) {
 				return Transaction{}, err
 			} else if x.Charge != nil {
 				x.Customer, x.Unmatched = x.Charge.Customer, "charge deleted"
+			} else if deletedQR, err = t.deletedQRCode(txid, true); err != nil {
+				return Transaction{}, err
+			} else if deletedQR != nil {
+				x.PixQrCode, x.Unmatched = deletedQR.ref(), "QR code deleted" // kept under the code, for the company to refund
 			}
 		}
 	}
@@ -260,8 +265,8 @@ func (t *txn) receivePix(p ReceivePixParams) (Transaction, error) {
 			}
 		}
 	}
-	var q *PixQRCode
-	if x.PixQrCode != nil {
+	q := deletedQR // as it was when deleted
+	if x.PixQrCode != nil && q == nil {
 		q = &PixQRCode{}
 		if err := t.get(collQRCodes, x.PixQrCode.ID, "pix QR code", q); err != nil {
 			return Transaction{}, err

@@ -387,6 +387,10 @@ func (s *Service) ListTransactions(ctx context.Context, f TransactionFilter) ([]
 				return err
 			} else if ok {
 				index = "pixQrCode:" + q.Identifier
+			} else if ref, err := t.deletedQRCode(f.PixQrCode, false); err != nil {
+				return err
+			} else if ref != nil {
+				index = "pixQrCode:" + ref.Identifier // a deleted code, by its id, identifier or correlationID
 			} else {
 				index = "pixQrCode:" + f.PixQrCode
 			}
