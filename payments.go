@@ -127,6 +127,7 @@ type core struct {
 	sendTimeout time.Duration
 	webhooks    *webhookCore
 	memo        decodeMemo // hot records decoded (memo.go)
+	reads       readSets   // what each company's last charge preparation read (prepare_reads.go)
 	seeded      bool       // Options.IDs was given: draw ids in one order (see there)
 	// moving is held by AdvanceClock for the whole of a move: moves run one after the
 	// other, so that two add up as they would one after the other.

@@ -46,12 +46,28 @@ type chargePrep struct {
 // a customer is still to be linked (p.Customer), its record and event payload. It returns
 // nil when there is nothing to prepare (invalid parameters, a subaccount or splits to
 // check, a store error): the transaction then does all the work.
+//
+// It prepares from the records the company's last preparation read, if it has them and
+// they answer every read (prepare_reads.go), and otherwise from a read transaction, whose
+// reads it then keeps for the next.
 func (s *Service) prepareCharge(ctx context.Context, now time.Time, p CreateChargeParams) *chargePrep {
+	if set := s.core.reads.get(s.company); set != nil {
+		tx := &replayTx{set: set}
+		prep := (&txn{svc: s, tx: tx, company: s.company, now: now}).prepareCharge(p)
+		if !tx.missed {
+			return prep
+		}
+	}
 	var prep *chargePrep
+	rec := &recordTx{set: make(readSet)}
 	_ = s.core.store.View(ctx, func(tx store.Tx) error {
-		prep = (&txn{svc: s, tx: tx, company: s.company, now: now}).prepareCharge(p)
+		rec.Tx = tx
+		prep = (&txn{svc: s, tx: rec, company: s.company, now: now}).prepareCharge(p)
 		return nil
 	})
+	if prep != nil && prep.payload != nil && !rec.spoiled {
+		s.core.reads.put(s.company, rec.set)
+	}
 	return prep
 }
 
@@ -172,6 +188,7 @@ func (t *txn) preparedCharge(p CreateChargeParams) (Charge, bool) {
 	}
 	r, err := t.tx.Get(collCompanies, systemSpace, t.company)
 	if err != nil || !bytes.Equal(r.Data, pr.company) {
+		t.svc.core.reads.forget(t.company) // prepared from a company since changed
 		return Charge{}, false
 	}
 	return pr.charge, true
@@ -224,6 +241,7 @@ func (t *txn) emitChargePrepared(name string, c Charge, pr *chargePrep) error {
 	}
 	ref := co.eventRef()
 	if *ref != pr.owner || *acct != pr.account {
+		t.svc.core.reads.forget(t.company) // prepared from an account since changed (its balance)
 		return t.emit(name, chargeEvent{Charge: c, Company: ref, Account: acct})
 	}
 	return t.emitJSON(name, pr.payload)

@@ -127,3 +127,50 @@ func TestCreateCharge_PreparedRecords(t *testing.T) {
 	})
 	is.NoErr(err)
 }
+
+// A charge is prepared from the records the company's last preparation read, without a
+// read transaction; when they have since changed, the transaction builds the charge and
+// its event from the records as they are, and the next charge is prepared afresh.
+func TestCreateCharge_PreparedFromLastReads(t *testing.T) {
+	is := is.New(t)
+	ctx := context.Background()
+	svc, err := New(memory.New(), Options{})
+	is.NoErr(err)
+	_, err = svc.CreateCharge(ctx, CreateChargeParams{CorrelationID: "first", Value: 1990})
+	is.NoErr(err)
+	is.True(svc.core.reads.get(svc.company) != nil) // its reads kept
+
+	// Prepared from them alone: a cancelled context would end a read transaction.
+	done, cancel := context.WithCancel(ctx)
+	cancel()
+	now := svc.now()
+	p := CreateChargeParams{CorrelationID: "replayed", Value: 1990}
+	p.ids = svc.core.ids.chargeIDs(now)
+	prep := svc.prepareCharge(done, now, p)
+	is.True(prep != nil && prep.payload != nil)
+
+	name := "Outra Loja"
+	_, err = svc.UpdateCompany(ctx, CompanyUpdate{Name: &name, MerchantName: &name})
+	is.NoErr(err)
+	_, err = svc.ReceivePix(ctx, ReceivePixParams{EndToEndID: "E99999999202611221200READS0001", Value: 5000})
+	is.NoErr(err)
+
+	c, err := svc.CreateCharge(ctx, CreateChargeParams{CorrelationID: "second", Value: 1990})
+	is.NoErr(err)
+	is.True(strings.Contains(c.BRCode, "Outra Loja")) // the company as it is now
+	is.True(svc.core.reads.get(svc.company) == nil)   // the stale reads forgotten
+	evs, err := svc.Events(ctx, 0, 100)
+	is.NoErr(err)
+	var payload struct {
+		Company eventCompany `json:"company"`
+		Account Account      `json:"account"`
+	}
+	is.NoErr(json.Unmarshal(evs[len(evs)-1].Data, &payload))
+	is.Equal(payload.Company.Name, "Outra Loja")
+	is.True(payload.Account.Balance.Total > 0) // the balance after the Pix
+
+	c, err = svc.CreateCharge(ctx, CreateChargeParams{CorrelationID: "third", Value: 1990})
+	is.NoErr(err)
+	is.True(strings.Contains(c.BRCode, "Outra Loja"))
+	is.True(svc.core.reads.get(svc.company) != nil) // read afresh and kept
+}
