@@ -35,7 +35,7 @@ type PixQRCode struct {
 // most 140 characters: the record keeps all of it, the BR Code as much as fits.
 // Identifier, the BR Code's reference label (its txid, by which a Pix paying the code
 // finds it), is 1 to 25 letters and digits, unique among the company's QR codes, deleted
-// ones included; by default a new one.
+// ones included, and not a charge's; by default a new one.
 type CreatePixQRCodeParams struct {
 	Name          string
 	CorrelationID string
@@ -103,6 +103,13 @@ func (t *txn) createPixQRCode(p CreatePixQRCodeParams) (PixQRCode, error) {
 	} else if old != nil {
 		// Printed copies of the deleted code may still be paid: their Pix stay its own.
 		return q, conflict("identifier", "identifier %q was a deleted pix QR code's, and is not given again", q.Identifier)
+	} else if c, _, err := t.receiveTarget(q.Identifier); err != nil {
+		return q, err
+	} else if deleted, err := t.deletedCharge(q.Identifier); err != nil {
+		return q, err
+	} else if c != nil || deleted != nil {
+		// A Pix with it would pay the charge (receiveTarget looks for charges first).
+		return q, conflict("identifier", "identifier %q is a charge's reference label", q.Identifier)
 	}
 	q.PaymentLinkID = t.svc.core.ids.uuid()
 	q.BRCode, err = brcode.EncodeStatic(brcode.Static{

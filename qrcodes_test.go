@@ -99,6 +99,11 @@ func TestService_PixQRCode_Identifier(t *testing.T) {
 		_, err = e.svc.CreatePixQRCode(ctx, payments.CreatePixQRCodeParams{Name: "Caixa 2", Identifier: "caixa1loja"})
 		is.Equal(payments.ErrorCode(err), payments.ECONFLICT) // taken
 		is.Equal(payments.ErrorField(err), "identifier")
+		c, err := e.svc.CreateCharge(ctx, payments.CreateChargeParams{CorrelationID: "pedido-1", Value: 100})
+		is.NoErr(err)
+		_, err = e.svc.CreatePixQRCode(ctx, payments.CreatePixQRCodeParams{Name: "Caixa 3", Identifier: c.Identifier[:25]})
+		is.Equal(payments.ErrorField(err), "identifier") // a charge's txid: its Pix would pay the charge
+		is.Equal(payments.ErrorCode(err), payments.ECONFLICT)
 		for _, bad := range []string{"caixa-1", "caixa 1", strings.Repeat("a", 26), "caixa1ção"} {
 			_, err = e.svc.CreatePixQRCode(ctx, payments.CreatePixQRCodeParams{Name: "x", Identifier: bad})
 			is.Equal(payments.ErrorField(err), "identifier") // not 1 to 25 letters and digits
