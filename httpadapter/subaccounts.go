@@ -74,10 +74,14 @@ func handleSubaccountList(log *slog.Logger) http.Handler {
 
 // handleSubaccountTransfer: POST /subaccount/transfer → 200 {value, originSubaccount,
 // destinationSubaccount, correlationID, createdAt}, both subaccounts as the transfer left
-// them. The same correlationID again returns the first transfer.
+// them. The same correlationID (in the body or the Idempotency-Key header) again returns
+// the first transfer.
 func handleSubaccountTransfer(log *slog.Logger) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, err := decode[subaccountTransferBody](r)
+		if err == nil {
+			body.CorrelationID, err = idempotencyID(r, body.CorrelationID)
+		}
 		if err != nil {
 			writeError(w, r, log, err)
 			return
@@ -128,6 +132,9 @@ func handleSubaccountCredit(log *slog.Logger) http.Handler {
 func handleSubaccountMove(log *slog.Logger, move func(*payments.Service, context.Context, payments.SubaccountMoveParams) (payments.SubaccountMove, error), done string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, err := decode[subaccountMoveBody](r)
+		if err == nil {
+			body.CorrelationID, err = idempotencyID(r, body.CorrelationID)
+		}
 		if err != nil {
 			writeError(w, r, log, err)
 			return

@@ -33,11 +33,15 @@ type transferReply struct {
 
 // handleTransferCreate: POST /transfer {value, fromPixKey, toPixKey, correlationID} → 200
 // {transaction:{value, time, correlationID}}: money moves between two accounts of the
-// company, named by their Pix keys. The same correlationID again returns the first
-// transfer and moves nothing; with other values it is 400.
+// company, named by their Pix keys. The same correlationID (in the body or the
+// Idempotency-Key header) again returns the first transfer and moves nothing; with other
+// values it is 400.
 func handleTransferCreate(log *slog.Logger) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, err := decode[transferBody](r)
+		if err == nil {
+			body.CorrelationID, err = idempotencyID(r, body.CorrelationID)
+		}
 		if err != nil {
 			writeError(w, r, log, err)
 			return

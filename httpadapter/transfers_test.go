@@ -252,3 +252,55 @@ func TestSubaccountDebitCredit(t *testing.T) {
 	is.NoErr(err)
 	is.True(rep.OK()) // the ledger agrees
 }
+
+// Transfers and a subaccount's debit and credit take their correlationID as the
+// Idempotency-Key header too, as withdrawals do: a retry moves nothing, and a body and
+// header that disagree are a 400.
+func TestMoves_IdempotencyKey(t *testing.T) {
+	s := newServer(t, httpadapter.Options{Sandbox: true})
+	is := is.New(t)
+	mustStatus(t, is, s.do(t, "POST", "/api/v1/subaccount", s.appID, `{"pixKey":"vendedor@example.com","name":"Vendedor"}`), http.StatusOK)
+	mustStatus(t, is, s.do(t, "POST", "/api/v1/subaccount", s.appID, `{"pixKey":"vazio@example.com","name":"Vazio"}`), http.StatusOK)
+	c := s.createCharge(t, s.appID, `{"correlationID":"to-sub","value":2000,"subaccount":"vendedor@example.com"}`)
+	s.sandboxPay(t, s.appID, "transactionID="+str(c, "transactionID"))
+	r := s.do(t, "POST", "/api/v1/account", s.appID, `{"pixKey":"caixa@loja.example.com","name":"Caixa"}`)
+	mustStatus(t, is, r, http.StatusOK)
+	caixaID := str(r.body, "account", "accountId")
+	var defaultID, defaultKey string
+	for _, a := range list(s.do(t, "GET", "/api/v1/account", s.appID, "").body, "accounts") {
+		if get(a, "isDefault") == true {
+			defaultID, defaultKey = str(a, "accountId"), str(a, "pixKey")
+		}
+	}
+	state := func(t *testing.T) []int {
+		t.Helper()
+		var out []int
+		for _, id := range []string{defaultID, caixaID} {
+			r := s.do(t, "GET", "/api/v1/account/"+id, s.appID, "")
+			out = append(out, num(r.body, "account", "balance", "available"))
+		}
+		for _, k := range []string{"vendedor@example.com", "vazio@example.com"} {
+			r := s.do(t, "GET", "/api/v1/subaccount/"+k, s.appID, "")
+			out = append(out, num(r.body, "SubAccount", "balance"))
+		}
+		return out
+	}
+	is.Equal(state(t), []int{0, 0, 1950, 0})
+
+	for _, step := range []struct{ path, body, key string }{
+		{"/api/v1/subaccount/vendedor@example.com/debit", `{"value":500}`, "d-1"},
+		{"/api/v1/subaccount/vazio@example.com/credit", `{"value":100}`, "c-1"},
+		{"/api/v1/subaccount/transfer", `{"value":30,"fromPixKey":"vendedor@example.com","fromPixKeyType":"EMAIL","toPixKey":"vazio@example.com","toPixKeyType":"EMAIL"}`, "t-1"},
+		{"/api/v1/transfer", `{"value":70,"fromPixKey":"` + defaultKey + `","toPixKey":"caixa@loja.example.com"}`, "t-2"},
+	} {
+		for range 2 {
+			mustStatus(t, is, s.do(t, "POST", step.path, s.appID, step.body, "Idempotency-Key", step.key), http.StatusOK)
+		}
+	}
+	is.Equal(state(t), []int{500 - 100 - 70, 70, 1950 - 500 - 30, 100 + 30}) // each once
+
+	r = s.do(t, "POST", "/api/v1/transfer", s.appID, `{"value":1,"fromPixKey":"`+defaultKey+`","toPixKey":"caixa@loja.example.com","correlationID":"a"}`, "Idempotency-Key", "b")
+	mustStatus(t, is, r, http.StatusBadRequest) // body and header disagree
+	is.True(strings.Contains(r.errMsg(), "Idempotency-Key"))
+	is.Equal(state(t), []int{330, 70, 1420, 130}) // nothing moved
+}

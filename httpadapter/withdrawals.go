@@ -23,22 +23,29 @@ type accountWithdrawBody struct {
 	CorrelationID string   `json:"correlationID"` // ours, optional: see withdrawCorrelationID
 }
 
-// IdempotencyKeyHeader may carry a withdrawal's correlationID instead of its body (see
-// withdrawCorrelationID).
+// IdempotencyKeyHeader may carry the correlationID of a request that moves money and
+// whose body may leave it out (a withdrawal, a transfer, a subaccount's transfer, debit
+// or credit): see idempotencyID.
 const IdempotencyKeyHeader = "Idempotency-Key"
 
-// withdrawCorrelationID is the correlationID that makes a withdrawal request safe to
-// retry: the body's correlationID or the Idempotency-Key header, which must agree when
-// both are sent. The real API takes neither and makes every call a new withdrawal, which a
-// client retrying after a lost reply cannot tell from the first; here a retry with the
-// same correlationID answers the withdrawal made the first time and moves nothing (see
-// payments.WithdrawOptions). Without either, each call is a new withdrawal, as there.
-func withdrawCorrelationID(r *http.Request, body string) (payments.WithdrawOptions, error) {
+// idempotencyID is the correlationID that makes a money-moving request safe to retry: the
+// body's correlationID or the Idempotency-Key header, which must agree when both are sent.
+// A retry with the same correlationID answers what the first request did and moves
+// nothing. Without either, each request moves money again: the real API makes every
+// withdrawal a new one and takes an optional correlationID for transfers, so a client
+// retrying after a lost reply could not tell its retry from the first.
+func idempotencyID(r *http.Request, body string) (string, error) {
 	header := r.Header.Get(IdempotencyKeyHeader)
 	if header != "" && body != "" && header != body {
-		return payments.WithdrawOptions{}, invalid("correlationID", "correlationID in the body differs from the Idempotency-Key header")
+		return "", invalid("correlationID", "correlationID in the body differs from the Idempotency-Key header")
 	}
-	return payments.WithdrawOptions{CorrelationID: cmp.Or(body, header)}, nil
+	return cmp.Or(body, header), nil
+}
+
+// withdrawCorrelationID is idempotencyID as a withdrawal's options.
+func withdrawCorrelationID(r *http.Request, body string) (payments.WithdrawOptions, error) {
+	id, err := idempotencyID(r, body)
+	return payments.WithdrawOptions{CorrelationID: id}, err
 }
 
 // withdrawTransaction is the transaction of an account withdrawal reply.
