@@ -70,6 +70,7 @@ type Options struct {
 	Rail Rail
 	// SendTimeout bounds each call to the Rail about an outgoing order (Send or Status);
 	// default DefaultSendTimeout. The call does not end with the request that caused it.
+	// It bounds a payment's Pix key look-up (ResolveKey) too, which does.
 	SendTimeout time.Duration
 	// WebhookSender carries webhook deliveries (httpadapter.NewWebhookSender POSTs them);
 	// nil means URL webhooks cannot be created and are not delivered; e-mail webhooks

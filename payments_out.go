@@ -2,6 +2,7 @@ package payments
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"time"
 
@@ -206,7 +207,14 @@ func (s *Service) buildPayment(ctx context.Context, p CreatePaymentParams) (Paym
 		return Payment{}, err
 	}
 	if key != "" {
-		owner, err := s.core.rail.ResolveKey(ctx, key, keyType)
+		// Bounded as a call about an order is (Options.SendTimeout): a bank that does not
+		// answer the look-up holds the request no longer than that.
+		rctx, cancel := context.WithTimeout(ctx, s.core.sendTimeout)
+		owner, err := s.core.rail.ResolveKey(rctx, key, keyType)
+		cancel()
+		if err != nil && ctx.Err() == nil && rctx.Err() != nil {
+			err = fmt.Errorf("no answer in %v", s.core.sendTimeout) // the bank's, not the caller's
+		}
 		switch ErrorCode(err) {
 		case "":
 		case ENOTFOUND, EINVALID:

@@ -1,6 +1,7 @@
 package payments_test
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"sync"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/pixfoundry/payments"
 	"github.com/pixfoundry/payments/brcode"
+	"github.com/pixfoundry/payments/store/memory"
 )
 
 // movement is the payload of the MOVEMENT_* events.
@@ -354,4 +356,28 @@ func TestService_CreatePayment_BankDown(t *testing.T) {
 		_, err = e.svc.CreatePayment(ctx, p)
 		is.NoErr(err) // the retry
 	})
+}
+
+// hangingKeyRail is the sandbox Rail whose Pix key look-ups never answer: they return only
+// when their context ends.
+type hangingKeyRail struct{ *payments.SandboxRail }
+
+func (hangingKeyRail) ResolveKey(ctx context.Context, _ string, _ brcode.KeyType) (payments.KeyOwner, error) {
+	<-ctx.Done()
+	return payments.KeyOwner{}, ctx.Err()
+}
+
+// A payment's Pix key look-up is bounded by SendTimeout: a bank that never answers is an
+// unavailable error naming the key's field, and nothing is recorded.
+func TestService_CreatePayment_KeyLookupTimeout(t *testing.T) {
+	is := is.New(t)
+	rail := hangingKeyRail{payments.NewSandboxRail(nil, 0)}
+	svc, err := payments.New(memory.New(), payments.Options{Rail: rail, SendTimeout: time.Nanosecond})
+	is.NoErr(err)
+	_, err = svc.CreatePayment(ctx, payments.CreatePaymentParams{Value: 500, DestinationAlias: "ana@example.com", DestinationAliasType: "EMAIL", CorrelationID: "p-1"})
+	is.Equal(payments.ErrorCode(err), payments.EUNAVAILABLE) // the bank's failure, to try again
+	is.Equal(payments.ErrorField(err), "destinationAlias")
+	ps, _, err := svc.ListPayments(ctx, payments.PaymentFilter{})
+	is.NoErr(err)
+	is.Equal(len(ps), 0) // nothing recorded
 }
