@@ -342,8 +342,12 @@ func payerParty(x Transaction) *PixParty {
 	return &PixParty{Holder: PartyHolder{Name: x.Payer.Name, TaxID: x.Payer.TaxID}}
 }
 
-// eventPix is the received Pix x with its parties: from the payer to the company.
+// eventPix is the received Pix x with its parties: from the payer to the company, without
+// its webhook audit (Transaction.WebhookSent), which a Pix read back from the store (a
+// refund's originalTransaction) carries: an event's payload is the same whatever was
+// delivered before it.
 func eventPix(co Company, x Transaction) *eventTransaction {
+	x.WebhookSent = nil
 	return &eventTransaction{Transaction: x, DebitParty: payerParty(x), CreditParty: co.party()}
 }
 

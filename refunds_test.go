@@ -460,3 +460,35 @@ func TestService_RefundEvent_GlobalID(t *testing.T) {
 		is.Equal(byGlobalID.GlobalID, byE2E.GlobalID)
 	})
 }
+
+// TestService_RefundEvent_NoWebhookAudit: a refund event's originalTransaction is the
+// refunded Pix as read back from the store, without its webhook audit: the payload does not
+// depend on what was delivered before it (nor show another webhook's deliveries).
+func TestService_RefundEvent_NoWebhookAudit(t *testing.T) {
+	is := is.New(t)
+	svc, err := payments.New(memory.New(), payments.Options{Clock: payments.NewManualClock(t0), WebhookSender: &countingSender{byURL: map[string]int{}},
+		DefaultCompany: payments.CompanyParams{Name: "Loja", PixKey: "pix@loja.example.com"}})
+	is.NoErr(err)
+	_, err = svc.CreateWebhook(ctx, payments.CreateWebhookParams{URL: "https://hooks.example.com/a"}) // TRANSACTION_RECEIVED
+	is.NoErr(err)
+	const e2e = "E4234567890123456789012345678901"
+	_, err = svc.ReceivePix(ctx, payments.ReceivePixParams{EndToEndID: e2e, Value: 1000})
+	is.NoErr(err)
+	is.NoErr(svc.RunWebhooks(ctx)) // delivered: the Pix has a webhookSent entry
+	x, err := svc.GetTransaction(ctx, e2e)
+	is.NoErr(err)
+	is.Equal(len(x.WebhookSent), 1)
+	_, err = svc.CreateRefund(ctx, payments.CreateRefundParams{TransactionEndToEndID: e2e, CorrelationID: "r1", Value: 100})
+	is.NoErr(err)
+	evs, err := svc.Events(ctx, 0, payments.MaxLimit)
+	is.NoErr(err)
+	n := 0
+	for _, ev := range evs {
+		if ev.Name == svc.EventName(payments.EventRefundConfirmed) {
+			n++
+			is.True(strings.Contains(string(ev.Data), `"originalTransaction"`))
+			is.True(!strings.Contains(string(ev.Data), "webhookSent")) // no delivery audit
+		}
+	}
+	is.Equal(n, 1)
+}
