@@ -17,13 +17,14 @@ import (
 // is the throughput limit. A charge's BR Code, record encoding and event payload do not
 // need the transaction: they depend on the parameters, the time, the ids and a few records
 // (the company, its default account and books). CreateCharge and the due pass therefore
-// build them first, from a read snapshot, on the caller's goroutine; the transaction then
+// build them first, from a read snapshot (or, for CreateCharge, the records the company's
+// last preparation read: prepare_reads.go), on the caller's goroutine; the transaction then
 // reads those records again and uses the prepared work only where what it read, or
 // computed, equals what the work was done from, and does it again otherwise. The result
 // is the same as doing everything inside, so the transaction stays a pure function of
 // what it reads, however often the store runs it.
 
-// chargePrep is a charge prepared before its transaction, from one snapshot.
+// chargePrep is a charge prepared before its transaction, from one snapshot or read set.
 type chargePrep struct {
 	params  CreateChargeParams // what it was built from (without ids and prep)
 	ids     *chargeIDs
@@ -42,7 +43,7 @@ type chargePrep struct {
 	payload []byte // the CHARGE_CREATED payload, of stored as presented at now
 }
 
-// prepareCharge builds p's charge from a read snapshot, at now, with p's ids, and, unless
+// prepareCharge builds p's charge from the records it reads, at now, with p's ids, and, unless
 // a customer is still to be linked (p.Customer), its record and event payload. It returns
 // nil when there is nothing to prepare (invalid parameters, a subaccount or splits to
 // check, a store error): the transaction then does all the work.

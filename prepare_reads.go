@@ -16,7 +16,7 @@ import (
 // transaction. The records may since have changed: that costs nothing in correctness,
 // since the transaction checks the prepared work against what it reads itself, as it
 // checks work prepared from a read transaction that ended before the write began, and does
-// the work again when they differ; it then forgets the company's set (forgetReads), so
+// the work again when they differ; it then forgets the company's set (readSets.forget), so
 // that the charge after it is prepared from a fresh read transaction.
 
 // readSet is what Get and GetByKey answered in one preparation: records, or not found.

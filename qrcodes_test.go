@@ -160,3 +160,20 @@ func TestService_PixQRCode_Deleted(t *testing.T) {
 		audit(t, e.svc)
 	})
 }
+
+// TestService_ListFilters_NUL: a filter holding a NUL byte (a client's input, made an
+// index name) lists nothing on every store; the memory store, which refuses such names
+// in writes, answered it with an internal error (a 500).
+func TestService_ListFilters_NUL(t *testing.T) {
+	eachStore(t, func(t *testing.T, e env) {
+		is := is.New(t)
+		for _, f := range []payments.TransactionFilter{{Charge: "a\x00b"}, {PixQrCode: "a\x00b"}, {Withdrawal: "a\x00b"}} {
+			xs, _, err := e.svc.ListTransactions(ctx, f)
+			is.NoErr(err)
+			is.Equal(len(xs), 0)
+		}
+		cs, _, err := e.svc.ListCharges(ctx, payments.ChargeFilter{Customer: "a\x00b"})
+		is.NoErr(err)
+		is.Equal(len(cs), 0)
+	})
+}

@@ -55,8 +55,9 @@ type Transaction struct {
 	RefundID string `json:"refundId,omitempty"`
 	// Unmatched says why a Pix meant for a charge did not complete it (the charge was
 	// already paid, expired, deleted, or the value differs from the amount due), or why it
-	// is not what a fixed-value static QR code asks (another amount). The money is credited
-	// to the company account all the same and can be refunded.
+	// is not what a static QR code asks (another amount than its fixed value; "QR code
+	// deleted"). The money is credited to the company account all the same and can be
+	// refunded.
 	Unmatched string `json:"unmatched,omitempty"`
 	// RefundedValue is how much of the Pix has been sent back so far (refunds in process
 	// included); refunds never exceed Value.

@@ -114,9 +114,10 @@ func space(collection, company string) string { return collection + "\x00" + com
 
 // checkNames refuses the names space and the index and counter keys join with NUL when one
 // holds a NUL: company "co\x00x" would otherwise share company "co"'s index "x\x00all", or
-// a counter. The store cannot represent them, so they are invalid (store.ErrInvalid); the
-// Service's names never hold one. Ids and unique keys live in maps of their own space and
-// may hold any byte.
+// a counter. The store cannot represent them, so they are invalid (store.ErrInvalid) in
+// writes and Get; a List of such an index finds nothing, as on the other drivers (a
+// client's filter becomes an index name). The Service's own names never hold one. Ids and
+// unique keys live in maps of their own space and may hold any byte.
 func checkNames(names ...string) error {
 	for _, n := range names {
 		if strings.IndexByte(n, 0) >= 0 {
@@ -302,8 +303,8 @@ func (t *tx) List(collection, company string, q store.Query) (store.Page, error)
 	if err := q.Check(); err != nil {
 		return store.Page{}, err
 	}
-	if err := checkNames(collection, company, q.Index); err != nil {
-		return store.Page{}, err
+	if checkNames(collection, company, q.Index) != nil {
+		return store.Page{}, nil // nothing is stored under such a name (Insert and Put refuse it)
 	}
 	sp := space(collection, company)
 	tree := t.s.indexes[sp+"\x00"+q.Index]
