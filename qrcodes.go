@@ -96,20 +96,11 @@ func (t *txn) createPixQRCode(p CreatePixQRCodeParams) (PixQRCode, error) {
 	q.Identifier = p.Identifier
 	if q.Identifier == "" {
 		q.Identifier = t.svc.core.ids.hex32()[:25]
-	} else if !isTxID(q.Identifier) {
-		return q, invalid("identifier", "identifier must be 1 to 25 letters and digits (the BR Code's reference label)")
-	} else if old, err := t.deletedQRCode(q.Identifier, true); err != nil {
+	} else if err := t.checkQRIdentifier(q.Identifier); err != nil {
 		return q, err
-	} else if old != nil {
-		// Printed copies of the deleted code may still be paid: their Pix stay its own.
-		return q, conflict("identifier", "identifier %q was a deleted pix QR code's, and is not given again", q.Identifier)
-	} else if c, _, err := t.receiveTarget(q.Identifier); err != nil {
+	}
+	if err := t.checkQRCorrelationID(q.CorrelationID); err != nil {
 		return q, err
-	} else if deleted, err := t.deletedCharge(q.Identifier); err != nil {
-		return q, err
-	} else if c != nil || deleted != nil {
-		// A Pix with it would pay the charge (receiveTarget looks for charges first).
-		return q, conflict("identifier", "identifier %q is a charge's reference label", q.Identifier)
 	}
 	q.PaymentLinkID = t.svc.core.ids.uuid()
 	q.BRCode, err = brcode.EncodeStatic(brcode.Static{
@@ -250,6 +241,60 @@ func (t *txn) deletedQRCode(id string, byTxID bool) (*PixQRCode, error) {
 		}
 	}
 	return nil, nil
+}
+
+// checkQRIdentifier refuses an identifier a client chose for a new static QR code when it
+// would name something else: every id of a live code (the lookups by id, correlationID and
+// identifier come in that order, so a code whose identifier was another's correlationID was
+// read, deleted and paid in the sandbox as the other), a deleted code (printed copies of
+// it may still be paid: their Pix stay its own), or a charge (a Pix with it would pay the
+// charge, which receiveTarget looks for first).
+func (t *txn) checkQRIdentifier(id string) error {
+	if !isTxID(id) {
+		return invalid("identifier", "identifier must be 1 to 25 letters and digits (the BR Code's reference label)")
+	}
+	if _, err := t.findPixQRCode(id); err == nil {
+		return conflict("identifier", "identifier %q already names a pix QR code", id)
+	} else if _, err := found(err); err != nil {
+		return err
+	}
+	if old, err := t.deletedQRCode(id, false); err != nil {
+		return err
+	} else if old != nil {
+		return conflict("identifier", "identifier %q names a deleted pix QR code, and is not given again", id)
+	}
+	c, _, err := t.receiveTarget(id)
+	if err != nil {
+		return err
+	}
+	deleted, err := t.deletedCharge(id)
+	if err != nil {
+		return err
+	}
+	if c != nil || deleted != nil {
+		return conflict("identifier", "identifier %q is a charge's reference label", id)
+	}
+	return nil
+}
+
+// checkQRCorrelationID refuses a new static QR code's correlationID when it is another
+// code's id or identifier, live or deleted: the lookups would find one where the client
+// meant the other (see checkQRIdentifier). One taken as a correlationID is a conflict when
+// the code is stored.
+func (t *txn) checkQRCorrelationID(corr string) error {
+	for _, read := range []func() error{
+		func() error { _, err := t.tx.Get(collQRCodes, t.company, corr); return err },
+		func() error { _, err := t.tx.GetByKey(collQRCodes, t.company, "identifier:"+corr); return err },
+		func() error { _, err := t.tx.Get(collDeletedQRCodes, t.company, corr); return err },
+		func() error { _, err := t.tx.GetByKey(collDeletedQRCodes, t.company, "identifier:"+corr); return err },
+	} {
+		if ok, err := found(storeErr(read(), "pix QR code")); err != nil {
+			return err
+		} else if ok {
+			return conflict("correlationID", "correlationID %q is a pix QR code's id or identifier", corr)
+		}
+	}
+	return nil
 }
 
 // isTxID reports whether s is a BR Code reference label a client may choose: 1 to 25

@@ -177,3 +177,34 @@ func TestService_ListFilters_NUL(t *testing.T) {
 		is.Equal(len(cs), 0)
 	})
 }
+
+// TestService_PixQRCode_NamesOneCode: a QR code's identifier and correlationID never name
+// another code. Looked up by id, then correlationID, then identifier, a code whose
+// identifier was another's correlationID or id was read, deleted and paid in the sandbox
+// as the other; so is a correlationID that is another code's identifier or id, live or
+// deleted.
+func TestService_PixQRCode_NamesOneCode(t *testing.T) {
+	eachStore(t, func(t *testing.T, e env) {
+		is := is.New(t)
+		a, err := e.svc.CreatePixQRCode(ctx, payments.CreatePixQRCodeParams{Name: "A", CorrelationID: "caixa1", Identifier: "caixa1"})
+		is.NoErr(err) // its own correlationID as its identifier names only it
+		gone, err := e.svc.CreatePixQRCode(ctx, payments.CreatePixQRCodeParams{Name: "Gone", CorrelationID: "gone1"})
+		is.NoErr(err)
+		is.NoErr(e.svc.DeletePixQRCode(ctx, gone.ID))
+		for _, id := range []string{"caixa1", a.ID, "gone1", gone.ID, gone.Identifier} {
+			_, err = e.svc.CreatePixQRCode(ctx, payments.CreatePixQRCodeParams{Name: "B", Identifier: id})
+			is.Equal(payments.ErrorCode(err), payments.ECONFLICT) // another code's id, as an identifier
+			is.Equal(payments.ErrorField(err), "identifier")
+		}
+		for _, id := range []string{a.ID, gone.ID, gone.Identifier} {
+			_, err = e.svc.CreatePixQRCode(ctx, payments.CreatePixQRCodeParams{Name: "B", CorrelationID: id})
+			is.Equal(payments.ErrorCode(err), payments.ECONFLICT) // another code's id or identifier, as a correlationID
+			is.Equal(payments.ErrorField(err), "correlationID")
+		}
+		b, err := e.svc.CreatePixQRCode(ctx, payments.CreatePixQRCodeParams{Name: "B", CorrelationID: "gone1"})
+		is.NoErr(err) // a deleted code's correlationID may be taken again
+		got, err := e.svc.GetPixQRCode(ctx, "gone1")
+		is.NoErr(err)
+		is.Equal(got.ID, b.ID)
+	})
+}
