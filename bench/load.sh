@@ -107,7 +107,7 @@ spread() { sort -g | awk '{v[NR]=$1} END {m=(NR%2)?v[(NR+1)/2]:(v[NR/2]+v[NR/2+1
 echo "server -db ${DB:-bbolt file}; runs=$RUNS duration=$DURATION per measurement; medians; ratio = server/bare requests/s (min-max over runs);"
 echo "cpu µs/req = CPU time of the serving process per request; cpu ratio = bare/server CPU per request;"
 echo "floor = bench/bare -durable (create only): floor/bare and server/floor requests/s, with their ranges"
-printf '%-13s %5s %11s %9s %9s %11s %7s %11s %9s %9s %9s %10s %11s %11s\n' case conns "server r/s" p50 p99 "bare r/s" ratio "ratio range" "srv µs" "bare µs" "cpu ratio" "floor r/s" "floor/bare" "srv/floor"
+printf '%-13s %5s %11s %9s %9s %11s %7s %11s %9s %9s %9s %10s %16s %16s\n' case conns "server r/s" p50 p99 "bare r/s" ratio "ratio range" "srv µs" "bare µs" "cpu ratio" "floor r/s" "floor/bare" "srv/floor"
 for script in $CASES; do
   for c in $CONNS; do
     : >"$tmp/runs"
