@@ -261,6 +261,9 @@ func (s *Service) deliverWebhook(ctx context.Context, id string) error {
 			var err error
 			res, err = s.sendWebhook(ctx, w.Webhook, webhookMessageID(w.ID, ev.Seq), ev.Data)
 			if own := notSent(err); own != nil {
+				if ctx.Err() != nil {
+					return nil // stopping, as below
+				}
 				return own // not an attempt: the event goes when the lease runs out
 			}
 			switch {
