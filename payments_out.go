@@ -2,6 +2,7 @@ package payments
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -211,10 +212,10 @@ func (s *Service) buildPayment(ctx context.Context, p CreatePaymentParams) (Paym
 		// answer the look-up holds the request no longer than that.
 		rctx, cancel := context.WithTimeout(ctx, s.core.sendTimeout)
 		owner, err := s.core.rail.ResolveKey(rctx, key, keyType)
-		cancel()
-		if err != nil && ctx.Err() == nil && rctx.Err() != nil {
+		if err != nil && ctx.Err() == nil && errors.Is(rctx.Err(), context.DeadlineExceeded) {
 			err = fmt.Errorf("no answer in %v", s.core.sendTimeout) // the bank's, not the caller's
 		}
+		cancel()
 		switch ErrorCode(err) {
 		case "":
 		case ENOTFOUND, EINVALID:
