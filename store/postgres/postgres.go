@@ -71,13 +71,16 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"io"
 	"math/rand/v2"
+	"net"
 	"path"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 	"unicode/utf8"
 
@@ -212,8 +215,13 @@ func (s *Store) Close() error {
 func (s *Store) Retries() int64 { return s.retries.Load() }
 
 // retryable reports whether err is a conflict with a concurrent transaction, which a
-// rerun of the transaction resolves.
+// rerun of the transaction resolves, or a connection lost before COMMIT was sent
+// (lostBeforeCommit).
 func retryable(err error) bool {
+	var lost *lostConnError
+	if errors.As(err, &lost) {
+		return true
+	}
 	var pe *pgconn.PgError
 	if !errors.As(err, &pe) {
 		return false
@@ -225,13 +233,60 @@ func retryable(err error) bool {
 	return false
 }
 
+// lostConnError is a transaction that failed because its connection was lost before
+// COMMIT was sent: the server rolled it back, so running it again on another connection
+// is safe. The pool hands out a connection the server ended while it was idle (a restart,
+// a failover, pg_terminate_backend) without checking it first; its first statement fails.
+type lostConnError struct{ err error }
+
+func (e *lostConnError) Error() string { return e.err.Error() }
+func (e *lostConnError) Unwrap() error { return e.err }
+
+// maxLostConnections is how many lost connections one Update or View runs again after:
+// enough for the dead connections of a pool after a restart to be found, not so many
+// that a database that is gone holds a caller long.
+const maxLostConnections = 3
+
+// lostBeforeCommit wraps err in a *lostConnError when it is the loss of t's connection
+// before COMMIT was sent (the server ended the session, or the network did), not an answer
+// to a statement or the caller's cancellation.
+func (t *tx) lostBeforeCommit(err error) error {
+	if err == nil || t.committing || t.ctx.Err() != nil || !lostConnection(err) {
+		return err
+	}
+	return &lostConnError{err}
+}
+
+// lostConnection reports whether err says the connection is gone.
+func lostConnection(err error) bool {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		switch {
+		case strings.HasPrefix(pe.Code, "08"), pe.Code == "57P01", pe.Code == "57P02", pe.Code == "57P03":
+			return true // connection exception; admin, crash or cannot-connect-now shutdown
+		}
+		return false
+	}
+	var ne net.Error
+	return pgconn.SafeToRetry(err) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) || errors.As(err, &ne)
+}
+
 // retry runs attempt until it succeeds, fails with an error a rerun cannot resolve, or
-// MaxAttempts have failed; it waits a short, growing, random time between attempts.
+// MaxAttempts have failed (maxLostConnections for lost connections); it waits a short,
+// growing, random time between attempts.
 func (s *Store) retry(ctx context.Context, attempt func() error) error {
 	var err error
+	lost := 0
 	for i := range MaxAttempts {
 		if err = attempt(); !retryable(err) {
 			return err
+		}
+		var le *lostConnError
+		if errors.As(err, &le) {
+			if lost++; lost > maxLostConnections {
+				return le.err
+			}
 		}
 		s.retries.Add(1)
 		wait := time.Duration(rand.Int64N(int64(time.Millisecond) << min(i, 6)))
@@ -257,18 +312,18 @@ func (s *Store) Update(ctx context.Context, fn func(store.Tx) error) error {
 		fnErr = nil
 		if err := runFn(t, fn); err != nil {
 			if t.dbErr != nil {
-				return t.dbErr // the database failed under fn: retried if it was a conflict
+				return t.lostBeforeCommit(t.dbErr) // the database failed under fn: retried if it was a conflict
 			}
 			fnErr = err
 			return nil
 		}
 		if t.dbErr != nil {
-			return t.dbErr
+			return t.lostBeforeCommit(t.dbErr)
 		}
 		if t.conn == nil {
 			return nil // fn did nothing in the database
 		}
-		return t.commit()
+		return t.lostBeforeCommit(t.commit())
 	})
 	if err != nil {
 		return err
@@ -309,12 +364,31 @@ func (s *Store) View(ctx context.Context, fn func(store.Tx) error) error {
 	if err := s.usable(ctx); err != nil {
 		return err
 	}
-	t := &tx{s: s, ctx: ctx}
-	defer t.end()
-	if err := runFn(t, fn); err != nil {
+	var fnErr error
+	err := s.retry(ctx, func() error {
+		t := &tx{s: s, ctx: ctx}
+		defer t.end()
+		fnErr = runFn(t, fn)
+		if t.dbErr == nil {
+			return nil
+		}
+		// A View function is not held to being run twice as an Update's is: it is run
+		// again only when its connection was gone before anything was read (BEGIN failed),
+		// as the pool's connections the server ended while idle are.
+		var lost *lostConnError
+		if err := t.lostBeforeCommit(t.dbErr); errors.As(err, &lost) && !t.begun {
+			fnErr = nil
+			return err // read again, on another connection
+		}
+		if fnErr == nil {
+			fnErr = t.dbErr
+		}
+		return nil
+	})
+	if err != nil {
 		return err
 	}
-	return t.dbErr
+	return fnErr
 }
 
 // companyKey is the advisory lock key of a company's gate.
@@ -382,33 +456,51 @@ func (t *tx) exec(b *pgx.Batch) (pgx.BatchResults, error) {
 			res.Close()
 			return nil, t.fail(err)
 		}
+		t.begun = true // BEGIN is always the first pending statement
 	}
 	return res, nil
 }
 
 // commit sends the pending writes, COMMIT and the release of the gate in one round trip.
+// Once COMMIT's answer is read the transaction has committed, whatever happens to the
+// release or the connection after it: commit reports success, and end releases the gate
+// by closing the connection if the release failed. (It reported the failure, so a caller
+// took work that was done for work that was not.)
 func (t *tx) commit() error {
 	b := &pgx.Batch{}
 	b.Queue("COMMIT")
 	if t.locked {
 		b.Queue("SELECT pg_advisory_unlock($1)", t.lockKey)
 	}
+	// COMMIT goes in one batch with the pending writes: once it is sent, a lost connection
+	// leaves the outcome unknown, and the transaction is not run again.
+	t.committing = true
 	res, err := t.exec(b)
 	if err != nil {
-		return err // end rolls back and releases the gate
+		// A pending write failed (end rolls back and releases the gate), or the connection
+		// was lost with COMMIT sent.
+		return commitErr(err)
 	}
 	defer res.Close()
 	if _, err := res.Exec(); err != nil {
-		return t.fail(err)
+		return t.fail(commitErr(err)) // not committed, or not known to be: not run again
 	}
-	t.open = false
+	t.open = false // committed
 	if t.locked {
-		if _, err := res.Exec(); err != nil {
-			return t.fail(err) // committed; end releases the gate by closing the connection
-		}
-		t.locked = false
+		if _, err := res.Exec(); err == nil {
+			t.locked = false
+		} // else end drops the connection, which releases the gate on the server
 	}
-	return res.Close()
+	_ = res.Close()
+	return nil
+}
+
+// commitErr says, of a lost connection, that a commit's outcome is unknown.
+func commitErr(err error) error {
+	if lostConnection(err) {
+		return fmt.Errorf("postgres store: the connection was lost with COMMIT sent, so whether it committed is unknown: %w", err)
+	}
+	return err
 }
 
 // fail records a database error: the transaction is over, and every later call fails.

@@ -30,6 +30,12 @@ type tx struct {
 	local   *sync.Mutex
 	lockKey int64
 	locked  bool
+	// committing is set when COMMIT is about to be sent: from then on a lost connection
+	// leaves the outcome unknown, and the transaction is not run again (see lostBeforeCommit).
+	committing bool
+	// begun is set once BEGIN's answer is read: the connection was alive then, and the
+	// function may since have been handed what it read (View runs it again only before).
+	begun bool
 }
 
 var errReadOnly = fmt.Errorf("%w: write in a read-only transaction", store.ErrInvalid)
