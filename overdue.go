@@ -136,9 +136,14 @@ func (c *Charge) setOverdue(now time.Time, p CreateChargeParams) error {
 		d := *p.Discount
 		d.DiscountFixedDate = append([]DiscountTier(nil), d.DiscountFixedDate...)
 		p.Discount = &d
-		if err := d.check(c.Value); err != nil {
+		if err := d.check(c.Value, p.DaysForDueDate); err != nil {
 			return err
 		}
+	}
+	if p.DaysAfterDueDate == 0 && (p.Fines != nil && p.Fines.Value > 0 || p.Interests != nil && p.Interests.Value > 0) {
+		// Charged on late days only: with none, the charge expires at the end of its due
+		// day and they never apply, which the merchant who sent them would not know.
+		return invalid("daysAfterDueDate", "fines and interests apply on the days after the due date: daysAfterDueDate must be at least 1 when they are given")
 	}
 	day := 24 * time.Hour
 	due := now.Add(time.Duration(p.DaysForDueDate) * day)
@@ -160,19 +165,29 @@ func (c *Charge) setOverdue(now time.Time, p CreateChargeParams) error {
 	return nil
 }
 
-func (d *DiscountSettings) check(value int64) error {
+// MaxDiscountTiers is the most discount.discountFixedDate tiers a charge has: each read,
+// list page and event of the charge carries them, and each amount walks them (the Pix
+// COBV record has 3 discount dates).
+const MaxDiscountTiers = 10
+
+// check validates the discount of a charge of value due in daysForDueDate days.
+func (d *DiscountSettings) check(value int64, daysForDueDate int) error {
 	switch d.Modality {
 	case DiscountFixedUntilDate, DiscountPercentageUntilDate:
 		if len(d.DiscountFixedDate) == 0 {
 			return invalid("discount.discountFixedDate", "discount.discountFixedDate needs at least one {daysActive, value} tier")
+		}
+		if len(d.DiscountFixedDate) > MaxDiscountTiers {
+			return invalid("discount.discountFixedDate", "discount.discountFixedDate has at most %d tiers", MaxDiscountTiers)
 		}
 		for i, tier := range d.DiscountFixedDate {
 			max := value - 1
 			if d.Modality == DiscountPercentageUntilDate {
 				max = 9999
 			}
-			if f := fieldAt("discount.discountFixedDate", i, "daysActive"); tier.DaysActive < 1 || tier.DaysActive > MaxOverdueDays {
-				return invalid(f, "%s must be between 1 and %d", f, MaxOverdueDays)
+			if f := fieldAt("discount.discountFixedDate", i, "daysActive"); tier.DaysActive < 1 || tier.DaysActive > daysForDueDate {
+				// more days early than the charge has: the tier would never apply
+				return invalid(f, "%s must be between 1 and daysForDueDate (%d)", f, daysForDueDate)
 			}
 			if f := fieldAt("discount.discountFixedDate", i, "value"); tier.Value <= 0 || tier.Value > max {
 				return invalid(f, "%s must be between 1 and %d", f, max)
