@@ -100,7 +100,7 @@ func TestPostgres_ServiceUnderKills(t *testing.T) {
 	})
 
 	var mu sync.Mutex
-	faultCodes := map[string]int{}  // code: message, for non-internal codes on a fault
+	faultCodes := map[string]int{}   // code: message, for non-internal codes on a fault
 	internalMsgs := map[string]int{} // cause texts of EINTERNAL
 	var clientErrs []string
 	ids := map[string]string{} // correlation -> id returned
