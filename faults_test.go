@@ -620,16 +620,21 @@ func TestFaults_CreateWebhookStoreFaultIsNot400(t *testing.T) {
 	is.Equal(payments.ErrorCode(err), payments.EINTERNAL) // the store failed, not the client's url
 }
 
+// faultSeeds is how many seeds the random fault tests run: PAYMENTS_FAULT_SEEDS, or 40.
+func faultSeeds() uint64 {
+	if n, err := strconv.ParseUint(os.Getenv("PAYMENTS_FAULT_SEEDS"), 10, 64); err == nil {
+		return n
+	}
+	return 40
+}
+
 // TestFaults_RandomFaults fails store calls, commits and views at random through the
 // scenario and compares the outcome, once the retries succeed and the due pass has run
 // without faults, with the run without faults.
 func TestFaults_RandomFaults(t *testing.T) {
 	steps := faultMoneySteps()
 	ref, _, _, _, _, _ := runFaultScenario(t, steps, 0, 0, 0)
-	seeds := uint64(40)
-	if n, err := strconv.ParseUint(os.Getenv("PAYMENTS_FAULT_SEEDS"), 10, 64); err == nil {
-		seeds = n
-	}
+	seeds := faultSeeds()
 	for seed := uint64(1); seed <= seeds; seed++ {
 		t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(seed, 7))
@@ -715,10 +720,7 @@ func (r *faultRail) ResolveKey(ctx context.Context, key string, kt brcode.KeyTyp
 func TestFaults_RandomRailFaults(t *testing.T) {
 	steps := faultMoneySteps()
 	ref, _, _, _, _, _ := runFaultScenario(t, steps, 0, 0, 0)
-	seeds := uint64(40)
-	if n, err := strconv.ParseUint(os.Getenv("PAYMENTS_FAULT_SEEDS"), 10, 64); err == nil {
-		seeds = n
-	}
+	seeds := faultSeeds()
 	for seed := uint64(1); seed <= seeds; seed++ {
 		t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(seed, 11))

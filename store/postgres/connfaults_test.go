@@ -296,24 +296,35 @@ func viaProxy(t *testing.T, u string, p *cutProxy) string {
 	return pu.String()
 }
 
+// proxiedStores opens a schema of the test's own twice: directly, and through a cutProxy.
+func proxiedStores(t *testing.T) (direct, proxied *postgres.Store, p *cutProxy) {
+	t.Helper()
+	u, _ := faultURL(t)
+	direct, err := postgres.Open(context.Background(), u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { direct.Close() })
+	pu, _ := url.Parse(u)
+	p = newCutProxy(t, pu.Host)
+	proxied, err = postgres.Open(context.Background(), viaProxy(t, u, p))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { proxied.Close() })
+	return direct, proxied, p
+}
+
 // TestConnFaults_CommitAckedGateReleaseLost: the server commits and says so, and the
 // connection is lost before the answer to the gate's release, sent in the same round
 // trip. The Update's writes are committed and the Update knows it (it read COMMIT's
 // answer): it reports success (it reported a failure, for work that was done).
 func TestConnFaults_CommitAckedGateReleaseLost(t *testing.T) {
 	is := is.New(t)
-	u, _ := faultURL(t)
-	direct, err := postgres.Open(context.Background(), u)
-	is.NoErr(err)
-	defer direct.Close()
-	pu, _ := url.Parse(u)
-	p := newCutProxy(t, pu.Host)
-	s, err := postgres.Open(context.Background(), viaProxy(t, u, p))
-	is.NoErr(err)
-	defer s.Close()
+	direct, s, p := proxiedStores(t)
 
 	fired := p.arm(true) // forward COMMIT's answer, then cut
-	err = putThing(s, "co1", "x")
+	err := putThing(s, "co1", "x")
 	<-fired
 	is.Equal(countThings(t, direct, "co1", "x"), 1) // committed
 	is.NoErr(err)                                   // and the Update, which read COMMIT's answer, reports success
@@ -327,19 +338,11 @@ func TestConnFaults_CommitAckedGateReleaseLost(t *testing.T) {
 // must recover.
 func TestConnFaults_AmbiguousCommit(t *testing.T) {
 	is := is.New(t)
-	u, _ := faultURL(t)
-	direct, err := postgres.Open(context.Background(), u)
-	is.NoErr(err)
-	defer direct.Close()
-	pu, _ := url.Parse(u)
-	p := newCutProxy(t, pu.Host)
-	s, err := postgres.Open(context.Background(), viaProxy(t, u, p))
-	is.NoErr(err)
-	defer s.Close()
+	direct, s, p := proxiedStores(t)
 
 	fired := p.arm(false)
 	runs := 0
-	err = s.Update(context.Background(), func(tx store.Tx) error {
+	err := s.Update(context.Background(), func(tx store.Tx) error {
 		runs++
 		n, err := tx.Next("ctr", "co1", "n")
 		if err != nil {
