@@ -606,32 +606,14 @@ func TestService_UpdateChargeExpiry(t *testing.T) {
 }
 
 // TestService_ChargeOverdue_Refused: OVERDUE inputs that could never apply, or would make
-// every read of the charge large, are refused naming their field: fines or interests
-// without a late day (the charge expires at the end of its due day), a discount tier of
-// more days early than the charge has, more than MaxDiscountTiers tiers.
+// every read of the charge large, are refused naming their field: a discount tier of more
+// days early than the charge has, more than MaxDiscountTiers tiers.
 func TestService_ChargeOverdue_Refused(t *testing.T) {
 	eachStore(t, func(t *testing.T, e env) {
 		is := is.New(t)
-		base := func() payments.CreateChargeParams {
-			return payments.CreateChargeParams{CorrelationID: "o", Value: 10000, Type: payments.ChargeOverdue, DaysForDueDate: 3}
-		}
-		p := base()
-		p.Fines = &payments.Fines{Value: 200}
-		_, err := e.svc.CreateCharge(ctx, p)
-		is.Equal(payments.ErrorField(err), "daysAfterDueDate") // a fine with no late day
-		p = base()
-		p.Interests = &payments.Interests{Value: 33}
-		_, err = e.svc.CreateCharge(ctx, p)
-		is.Equal(payments.ErrorField(err), "daysAfterDueDate") // interests with no late day
-		p = base()
-		p.Fines, p.Interests = &payments.Fines{Value: 0}, &payments.Interests{Value: 0}
-		_, err = e.svc.CreateCharge(ctx, p)
-		is.NoErr(err) // zero fines and interests are none
-
-		p = base()
-		p.CorrelationID = "tiers"
+		p := payments.CreateChargeParams{CorrelationID: "tiers", Value: 10000, Type: payments.ChargeOverdue, DaysForDueDate: 3}
 		p.Discount = &payments.DiscountSettings{Modality: payments.DiscountFixedUntilDate, DiscountFixedDate: []payments.DiscountTier{{DaysActive: 4, Value: 100}}}
-		_, err = e.svc.CreateCharge(ctx, p)
+		_, err := e.svc.CreateCharge(ctx, p)
 		is.Equal(payments.ErrorField(err), "discount.discountFixedDate[0].daysActive") // 4 days early on a charge due in 3
 		tiers := make([]payments.DiscountTier, payments.MaxDiscountTiers+1)
 		for i := range tiers {

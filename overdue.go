@@ -140,11 +140,6 @@ func (c *Charge) setOverdue(now time.Time, p CreateChargeParams) error {
 			return err
 		}
 	}
-	if p.DaysAfterDueDate == 0 && (p.Fines != nil && p.Fines.Value > 0 || p.Interests != nil && p.Interests.Value > 0) {
-		// Charged on late days only: with none, the charge expires at the end of its due
-		// day and they never apply, which the merchant who sent them would not know.
-		return invalid("daysAfterDueDate", "fines and interests apply on the days after the due date: daysAfterDueDate must be at least 1 when they are given")
-	}
 	day := 24 * time.Hour
 	due := now.Add(time.Duration(p.DaysForDueDate) * day)
 	c.DueDate = &due
