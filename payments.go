@@ -316,6 +316,17 @@ func (t *txn) getByKey(collection, key, noun string, v any) (string, error) {
 	return r.ID, decode(r, v)
 }
 
+// result is v, or T's zero value with a non-nil err: a money move builds its record in
+// the transaction function before it posts, and the one built before a failure (a balance
+// too low, the store's) must not reach the caller looking like a move.
+func result[T any](v T, err error) (T, error) {
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	return v, nil
+}
+
 // found reports whether err is nil (true), not found (false), or another error.
 func found(err error) (bool, error) {
 	switch {

@@ -187,10 +187,7 @@ func (s *Service) TransferBetweenSubaccounts(ctx context.Context, p SubaccountTr
 		return t.insert(collSubaccountTransfers, tr.ID, "transfer", tr,
 			[]string{"correlationID:" + cid}, []store.Index{byCreation(t.now)})
 	})
-	if err != nil {
-		return SubaccountTransfer{}, err // not the transfer half built before the failure
-	}
-	return tr, nil
+	return result(tr, err)
 }
 
 // mustHaveSubaccount refuses a key (canonical) that names no subaccount of the company:
@@ -338,5 +335,5 @@ func (s *Service) moveSubaccount(ctx context.Context, kind SubaccountMoveKind, p
 		}
 		return t.insert(collSubaccountMoves, m.ID, "subaccount move", m, keys, []store.Index{byCreation(t.now)})
 	})
-	return m, err
+	return result(m, err)
 }

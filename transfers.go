@@ -92,7 +92,7 @@ func (s *Service) TransferBetweenAccounts(ctx context.Context, p CreateTransferP
 		}
 		return t.insert(collTransfers, tr.ID, "transfer", tr, []string{"correlationID:" + cid}, []store.Index{byCreation(t.now)})
 	})
-	return tr, err
+	return result(tr, err)
 }
 
 // GetTransfer returns the transfer between accounts with the correlationID.

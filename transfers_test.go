@@ -198,8 +198,9 @@ func TestService_TransferBetweenAccounts(t *testing.T) {
 				transfer(companyKey, "caixa@loja.example.com", 51, "tr-idem"), // another value
 				transfer("caixa@loja.example.com", companyKey, 50, "tr-idem"), // another direction
 			} {
-				_, err = e.svc.TransferBetweenAccounts(ctx, p)
+				tr, err := e.svc.TransferBetweenAccounts(ctx, p)
 				is.Equal(payments.ErrorCode(err), payments.ECONFLICT) // same correlationID, another transfer
+				is.Equal(tr, payments.Transfer{})                     // not the first one, with the error
 				is.Equal(payments.ErrorField(err), "correlationID")
 			}
 			is.Equal(available(t, e.svc, ids...), before)
@@ -207,8 +208,9 @@ func TestService_TransferBetweenAccounts(t *testing.T) {
 		t.Run("ErrInsufficientBalance", func(t *testing.T) {
 			is := is.New(t)
 			before := available(t, e.svc, ids...)
-			_, err := e.svc.TransferBetweenAccounts(ctx, transfer("caixa@loja.example.com", companyKey, before[1]+1, "tr-broke"))
+			tr, err := e.svc.TransferBetweenAccounts(ctx, transfer("caixa@loja.example.com", companyKey, before[1]+1, "tr-broke"))
 			is.Equal(payments.ErrorCode(err), payments.EPRECONDITION) // more than the origin has
+			is.Equal(tr, payments.Transfer{})                         // and no transfer with the error
 			is.Equal(payments.ErrorField(err), "value")
 			is.Equal(payments.ErrorMessage(err), "Account does not have enough balance to complete the operation")
 			is.Equal(available(t, e.svc, ids...), before) // nothing moved

@@ -96,8 +96,7 @@ type WithdrawOptions struct {
 	// value, returns that withdrawal as it stands and moves nothing; with another source
 	// or value it is a conflict (ECONFLICT) that moves nothing. A retry of a subaccount
 	// withdrawal with value 0 (the whole balance) matches the first whatever its value.
-	// Empty, each call is a new withdrawal with
-	// a correlationID made for it.
+	// Empty, each call is a new withdrawal with a correlationID made for it.
 	CorrelationID string
 }
 
