@@ -17,166 +17,9 @@ import (
 
 	"github.com/pixfoundry/payments"
 	"github.com/pixfoundry/payments/brcode"
-	"github.com/pixfoundry/payments/store"
 	"github.com/pixfoundry/payments/store/memory"
+	"github.com/pixfoundry/payments/store/storetest"
 )
-
-// errInjected is what the fault store injects.
-var errInjected = errors.New("injected store fault")
-
-// faultStore wraps a store and fails at a chosen point: the failAt-th Tx call (any
-// method, in Update or View) returns errInjected without reaching the inner store; the
-// commitFailAt-th Update commits and then reports errInjected (an ambiguous commit, as a
-// lost connection during COMMIT gives); the viewFailAt-th View fails before running.
-type faultStore struct {
-	inner store.Store
-
-	mu           sync.Mutex
-	armed        bool
-	calls        int
-	updates      int
-	views        int
-	failAt       int
-	commitFailAt int
-	viewFailAt   int
-	fired        bool
-	where        string
-	// onCall, if set, sees every counted Tx call (method name) and may return an error.
-	onCall func(method string) error
-	// rnd, if set, decides for each Tx call, commit and View whether it fails.
-	rnd func(what string) bool
-}
-
-func (s *faultStore) arm(failAt, commitFailAt, viewFailAt int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.armed, s.calls, s.updates, s.views = true, 0, 0, 0
-	s.failAt, s.commitFailAt, s.viewFailAt, s.fired, s.where = failAt, commitFailAt, viewFailAt, false, ""
-}
-
-func (s *faultStore) disarm() (calls, updates, views int, fired bool, where string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.armed = false
-	return s.calls, s.updates, s.views, s.fired, s.where
-}
-
-func (s *faultStore) tick(method string) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if !s.armed {
-		return nil
-	}
-	s.calls++
-	if s.failAt != 0 && s.calls == s.failAt {
-		s.fired, s.where = true, method
-		return errInjected
-	}
-	if s.rnd != nil && s.rnd("call") {
-		s.fired, s.where = true, method
-		return errInjected
-	}
-	if s.onCall != nil {
-		return s.onCall(method)
-	}
-	return nil
-}
-
-func (s *faultStore) Update(ctx context.Context, fn func(store.Tx) error) error {
-	s.mu.Lock()
-	n := 0
-	if s.armed {
-		s.updates++
-		n = s.updates
-	}
-	s.mu.Unlock()
-	err := s.inner.Update(ctx, func(tx store.Tx) error { return fn(&faultFaultTx{tx: tx, s: s}) })
-	if err == nil && n != 0 {
-		s.mu.Lock()
-		hit := s.armed && (s.commitFailAt == n || s.rnd != nil && s.rnd("commit"))
-		if hit {
-			s.fired, s.where = true, "commit"
-		}
-		s.mu.Unlock()
-		if hit {
-			return errInjected
-		}
-	}
-	return err
-}
-
-func (s *faultStore) View(ctx context.Context, fn func(store.Tx) error) error {
-	s.mu.Lock()
-	hit := false
-	if s.armed {
-		s.views++
-		hit = s.viewFailAt == s.views || s.rnd != nil && s.rnd("view")
-		if hit {
-			s.fired, s.where = true, "view"
-		}
-	}
-	s.mu.Unlock()
-	if hit {
-		return errInjected
-	}
-	return s.inner.View(ctx, func(tx store.Tx) error { return fn(&faultFaultTx{tx: tx, s: s}) })
-}
-
-func (s *faultStore) Close() error { return s.inner.Close() }
-
-type faultFaultTx struct {
-	tx store.Tx
-	s  *faultStore
-}
-
-func (t *faultFaultTx) Get(c, co, id string) (store.Record, error) {
-	if err := t.s.tick("Get " + c); err != nil {
-		return store.Record{}, err
-	}
-	return t.tx.Get(c, co, id)
-}
-
-func (t *faultFaultTx) GetByKey(c, co, key string) (store.Record, error) {
-	if err := t.s.tick("GetByKey " + c); err != nil {
-		return store.Record{}, err
-	}
-	return t.tx.GetByKey(c, co, key)
-}
-
-func (t *faultFaultTx) Insert(c, co string, r store.Record) error {
-	if err := t.s.tick("Insert " + c); err != nil {
-		return err
-	}
-	return t.tx.Insert(c, co, r)
-}
-
-func (t *faultFaultTx) Put(c, co string, r store.Record) error {
-	if err := t.s.tick("Put " + c); err != nil {
-		return err
-	}
-	return t.tx.Put(c, co, r)
-}
-
-func (t *faultFaultTx) Delete(c, co, id string) error {
-	if err := t.s.tick("Delete " + c); err != nil {
-		return err
-	}
-	return t.tx.Delete(c, co, id)
-}
-
-func (t *faultFaultTx) List(c, co string, q store.Query) (store.Page, error) {
-	if err := t.s.tick("List " + c); err != nil {
-		return store.Page{}, err
-	}
-	return t.tx.List(c, co, q)
-}
-
-func (t *faultFaultTx) Next(c, co, counter string) (uint64, error) {
-	if err := t.s.tick("Next " + c); err != nil {
-		return 0, err
-	}
-	return t.tx.Next(c, co, counter)
-}
 
 // faultStep is one operation of a scenario. run returns an error; ok says whether an error
 // seen on a retry (attempt > 0, after a fault) means the operation took effect earlier.
@@ -191,14 +34,14 @@ type faultFixture struct {
 	t     *testing.T
 	svc   *payments.Service
 	clock *payments.ManualClock
-	fs    *faultStore
+	fs    *storetest.FaultStore
 	acct  string
 	vars  map[string]string
 }
 
 func newFaultFixture(t *testing.T, rail payments.Rail) *faultFixture {
 	t.Helper()
-	fs := &faultStore{inner: memory.New()}
+	fs := storetest.Faults(memory.New())
 	clock := payments.NewManualClock(t0)
 	if rail == nil {
 		rail = payments.NewSandboxRail(clock, 0)
@@ -322,10 +165,8 @@ func runFaultScenario(t *testing.T, steps []faultStep, failAt, commitFailAt, vie
 func runFaultScenarioRnd(t *testing.T, steps []faultStep, failAt, commitFailAt, viewFailAt int, rnd func(string) bool) (sum string, calls, updates, views int, fired bool, where string) {
 	t.Helper()
 	f := newFaultFixture(t, nil)
-	f.fs.arm(failAt, commitFailAt, viewFailAt)
-	f.fs.mu.Lock()
-	f.fs.rnd = rnd
-	f.fs.mu.Unlock()
+	f.fs.Arm(failAt, commitFailAt, viewFailAt)
+	f.fs.SetRandom(rnd)
 	tries := 3
 	if rnd != nil {
 		tries = 50
@@ -357,7 +198,7 @@ func runFaultScenarioRnd(t *testing.T, steps []faultStep, failAt, commitFailAt, 
 			t.Fatalf("step %s never succeeded: %v", st.name, err)
 		}
 	}
-	calls, updates, views, fired, where = f.fs.disarm()
+	calls, updates, views, fired, where = f.fs.Disarm()
 	f.clock.Advance(time.Hour) // past every order's lease and backoff
 	if err := f.svc.RunDue(ctx); err != nil {
 		t.Fatalf("run due: %v", err)
@@ -546,19 +387,19 @@ func (c *faultSender) count() int {
 }
 
 // failKeyReads makes the fault store fail every read of the webhook signing key.
-func failKeyReads(fs *faultStore, on bool) {
-	fs.mu.Lock()
-	defer fs.mu.Unlock()
-	fs.armed = on
-	fs.onCall = nil
-	if on {
-		fs.onCall = func(method string) error {
-			if method == "Get webhook_keys" {
-				return errInjected
-			}
-			return nil
-		}
+func failKeyReads(fs *storetest.FaultStore, on bool) {
+	if !on {
+		fs.Disarm()
+		fs.SetOnCall(nil)
+		return
 	}
+	fs.SetOnCall(func(method string) error {
+		if method == "Get webhook_keys" {
+			return storetest.ErrInjected
+		}
+		return nil
+	})
+	fs.Arm(0, 0, 0)
 }
 
 // TestFaults_WebhookKeyStoreFaultIsNotAReceiverFailure: a store failure while loading the
@@ -568,7 +409,7 @@ func failKeyReads(fs *faultStore, on bool) {
 // throughout. The event goes once the store answers.
 func TestFaults_WebhookKeyStoreFaultIsNotAReceiverFailure(t *testing.T) {
 	is := is.New(t)
-	fs := &faultStore{inner: memory.New()}
+	fs := storetest.Faults(memory.New())
 	clock := payments.NewManualClock(t0)
 	snd := &faultSender{}
 	opts := payments.Options{Clock: clock, WebhookSender: snd, WebhookAttempts: 1,
@@ -608,7 +449,7 @@ func TestFaults_WebhookKeyStoreFaultIsNotAReceiverFailure(t *testing.T) {
 // 400 blaming the client's URL).
 func TestFaults_CreateWebhookStoreFaultIsNot400(t *testing.T) {
 	is := is.New(t)
-	fs := &faultStore{inner: memory.New()}
+	fs := storetest.Faults(memory.New())
 	svc, err := payments.New(fs, payments.Options{Clock: payments.NewManualClock(t0), WebhookSender: &faultSender{},
 		DefaultCompany: payments.CompanyParams{Name: "Loja", PixKey: "pix@loja.example.com"}})
 	is.NoErr(err)
@@ -746,10 +587,8 @@ func TestFaults_RandomRailFaults(t *testing.T) {
 			}
 			f := newFaultFixture(t, rail)
 			rail.inner = payments.NewSandboxRail(f.clock, 0)
-			f.fs.arm(0, 0, 0)
-			f.fs.mu.Lock()
-			f.fs.rnd = rnd
-			f.fs.mu.Unlock()
+			f.fs.Arm(0, 0, 0)
+			f.fs.SetRandom(rnd)
 			for _, st := range steps {
 				var err error
 				for attempt := 0; attempt < 50; attempt++ {
@@ -762,7 +601,7 @@ func TestFaults_RandomRailFaults(t *testing.T) {
 					t.Fatalf("step %s never succeeded: %v", st.name, err)
 				}
 			}
-			f.fs.disarm()
+			f.fs.Disarm()
 			mu.Lock()
 			on = false
 			mu.Unlock()

@@ -4,116 +4,19 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/pixfoundry/payments"
 	"github.com/pixfoundry/payments/httpadapter"
-	"github.com/pixfoundry/payments/store"
 	"github.com/pixfoundry/payments/store/memory"
+	"github.com/pixfoundry/payments/store/storetest"
 )
-
-var errInjected = errors.New("injected store fault")
-
-// faultStore fails the failAt-th Tx call (counted from arm) with errInjected.
-type faultStore struct {
-	inner  store.Store
-	mu     sync.Mutex
-	armed  bool
-	calls  int
-	failAt int
-	fired  string
-}
-
-func (s *faultStore) arm(n int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.armed, s.calls, s.failAt, s.fired = true, 0, n, ""
-}
-
-func (s *faultStore) disarm() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.armed = false
-	return s.fired
-}
-
-func (s *faultStore) tick(m string) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if !s.armed {
-		return nil
-	}
-	s.calls++
-	if s.calls == s.failAt {
-		s.fired = m
-		return errInjected
-	}
-	return nil
-}
-
-func (s *faultStore) Update(ctx context.Context, fn func(store.Tx) error) error {
-	return s.inner.Update(ctx, func(tx store.Tx) error { return fn(faultTx{tx, s}) })
-}
-func (s *faultStore) View(ctx context.Context, fn func(store.Tx) error) error {
-	return s.inner.View(ctx, func(tx store.Tx) error { return fn(faultTx{tx, s}) })
-}
-func (s *faultStore) Close() error { return s.inner.Close() }
-
-type faultTx struct {
-	tx store.Tx
-	s  *faultStore
-}
-
-func (t faultTx) Get(c, co, id string) (store.Record, error) {
-	if err := t.s.tick("Get " + c); err != nil {
-		return store.Record{}, err
-	}
-	return t.tx.Get(c, co, id)
-}
-func (t faultTx) GetByKey(c, co, k string) (store.Record, error) {
-	if err := t.s.tick("GetByKey " + c); err != nil {
-		return store.Record{}, err
-	}
-	return t.tx.GetByKey(c, co, k)
-}
-func (t faultTx) Insert(c, co string, r store.Record) error {
-	if err := t.s.tick("Insert " + c); err != nil {
-		return err
-	}
-	return t.tx.Insert(c, co, r)
-}
-func (t faultTx) Put(c, co string, r store.Record) error {
-	if err := t.s.tick("Put " + c); err != nil {
-		return err
-	}
-	return t.tx.Put(c, co, r)
-}
-func (t faultTx) Delete(c, co, id string) error {
-	if err := t.s.tick("Delete " + c); err != nil {
-		return err
-	}
-	return t.tx.Delete(c, co, id)
-}
-func (t faultTx) List(c, co string, q store.Query) (store.Page, error) {
-	if err := t.s.tick("List " + c); err != nil {
-		return store.Page{}, err
-	}
-	return t.tx.List(c, co, q)
-}
-func (t faultTx) Next(c, co, n string) (uint64, error) {
-	if err := t.s.tick("Next " + c); err != nil {
-		return 0, err
-	}
-	return t.tx.Next(c, co, n)
-}
 
 type faultOKSender struct{}
 
@@ -126,7 +29,7 @@ func (faultOKSender) SendWebhook(context.Context, payments.WebhookRequest) (paym
 // client for the server's failure), a request without a fault never 5xx, and no handler
 // may panic.
 func TestFaults_HTTPStoreFaults(t *testing.T) {
-	fs := &faultStore{inner: memory.New()}
+	fs := storetest.Faults(memory.New())
 	clock := payments.NewManualClock(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC))
 	svc, err := payments.New(fs, payments.Options{Clock: clock, WebhookSender: faultOKSender{},
 		DefaultCompany: payments.CompanyParams{Name: "Loja Exemplo", PixKey: "pix@loja.example.com"}})
@@ -186,9 +89,13 @@ func TestFaults_HTTPStoreFaults(t *testing.T) {
 		for _, rq := range reqs {
 			path := strings.ReplaceAll(strings.ReplaceAll(rq.path, "%d", fmt.Sprint(k)), "TXID", txid)
 			body := strings.ReplaceAll(rq.body, "%d", fmt.Sprint(k))
-			fs.arm(k)
+			fs.Arm(k, 0, 0)
 			code, resp := do(rq.method, path, body)
-			fired := fs.disarm()
+			_, _, _, injected, where := fs.Disarm()
+			fired := ""
+			if injected {
+				fired = where
+			}
 			if rq.path == "/api/v1/charge" && code == 200 {
 				var b struct {
 					Charge struct {
