@@ -107,20 +107,33 @@ func countThings(t *testing.T, s store.Store, company string, ids ...string) int
 	return n
 }
 
+// withIdleKilled is a store of a schema of the test's own that wrote record "a" of company
+// "co1", whose pooled connections, idle since, the server then terminated.
+func withIdleKilled(t *testing.T) *postgres.Store {
+	t.Helper()
+	u, app := faultURL(t)
+	s, err := postgres.Open(context.Background(), u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	if err := putThing(s, "co1", "a"); err != nil { // a connection now idle in the pool
+		t.Fatal(err)
+	}
+	if killApp(t, faultAdmin(t), app) == 0 {
+		t.Fatal("no backend of the store to terminate")
+	}
+	return s
+}
+
 // TestConnFaults_IdleConnectionKilled: the database terminates the store's idle pooled
 // connections. The pool hands one out again without checking it, and the next Update's
 // first statement fails on it; nothing of it ran anywhere, so the store runs it again on
 // another connection (it reported the dead connection, once per dead connection).
 func TestConnFaults_IdleConnectionKilled(t *testing.T) {
 	is := is.New(t)
-	u, app := faultURL(t)
-	s, err := postgres.Open(context.Background(), u)
-	is.NoErr(err)
-	defer s.Close()
-	admin := faultAdmin(t)
-	is.NoErr(putThing(s, "co1", "a")) // a connection now idle in the pool
-	is.True(killApp(t, admin, app) > 0)
-	err = putThing(s, "co1", "b")
+	s := withIdleKilled(t)
+	err := putThing(s, "co1", "b")
 	is.NoErr(err) // Update after the idle connection was killed: nothing had been sent, rerun on a fresh one
 	err = s.View(context.Background(), func(tx store.Tx) error {
 		_, err := tx.Get("things", "co1", "a")
@@ -132,14 +145,8 @@ func TestConnFaults_IdleConnectionKilled(t *testing.T) {
 // TestConnFaults_IdleConnectionKilledView is the same for View.
 func TestConnFaults_IdleConnectionKilledView(t *testing.T) {
 	is := is.New(t)
-	u, app := faultURL(t)
-	s, err := postgres.Open(context.Background(), u)
-	is.NoErr(err)
-	defer s.Close()
-	admin := faultAdmin(t)
-	is.NoErr(putThing(s, "co1", "a"))
-	is.True(killApp(t, admin, app) > 0)
-	err = s.View(context.Background(), func(tx store.Tx) error {
+	s := withIdleKilled(t)
+	err := s.View(context.Background(), func(tx store.Tx) error {
 		_, err := tx.Get("things", "co1", "a")
 		return err
 	})
