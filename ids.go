@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/pixfoundry/payments/rail/sandbox"
 )
 
 // idSource makes every id the Service generates: record ids, transactionIDs and
@@ -84,7 +86,7 @@ func (g *idSource) alphanumerics(n int) string {
 	b := make([]byte, n)
 	g.read(b)
 	for i, c := range b {
-		b[i] = sandboxAlphanumerics[int(c)%len(sandboxAlphanumerics)]
+		b[i] = sandbox.Alphanumerics[int(c)%len(sandbox.Alphanumerics)]
 	}
 	return string(b)
 }

@@ -74,18 +74,6 @@ const (
 	OrderFailed    OrderStatus = "FAILED"
 )
 
-// BankAccount is a destination given by its bank details (a MANUAL payment): the
-// institution (ISPB), branch, account number and type, and its holder.
-type BankAccount struct {
-	ISPB        string `json:"ispb"`
-	PSPName     string `json:"pspName,omitempty"`
-	Branch      string `json:"branch"`
-	Account     string `json:"account"`
-	AccountType string `json:"accountType,omitempty"` // CACC (checking), SVGS (savings), ...
-	HolderName  string `json:"holderName"`
-	HolderTaxID string `json:"holderTaxID"`
-}
-
 // order is an outgoing Pix as the Service keeps it. Its id is the id of its owner (the
 // refund, payment or withdrawal), which is also the id the Rail is idempotent by.
 type order struct {

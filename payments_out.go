@@ -215,6 +215,7 @@ func (s *Service) buildPayment(ctx context.Context, p CreatePaymentParams) (Paym
 		if err != nil && ctx.Err() == nil && errors.Is(rctx.Err(), context.DeadlineExceeded) {
 			err = fmt.Errorf("no answer in %v", s.core.sendTimeout) // the bank's, not the caller's
 		}
+		err = fromRail(err)
 		cancel()
 		switch ErrorCode(err) {
 		case "":
