@@ -4,6 +4,8 @@ import (
 	"context"
 	"sort"
 	"strconv"
+	"strings"
+	"time"
 
 	"github.com/pixfoundry/payments/brcode"
 	"github.com/pixfoundry/payments/rail"
@@ -21,7 +23,7 @@ func (r *Rail) IssueCharge(ctx context.Context, c rail.Charge) (rail.IssuedCharg
 		return rail.IssuedCharge{}, err
 	}
 	switch {
-	case c.TxID == "" || len(c.TxID) > brcode.MaxTxIDLen:
+	case c.TxID == "" || len(c.TxID) > brcode.MaxTxIDLen || !alphanumeric(c.TxID):
 		return rail.IssuedCharge{}, rail.Invalid("txid", "txid must be 1 to 25 letters and digits")
 	case c.Value <= 0:
 		return rail.IssuedCharge{}, rail.Invalid("value", "value must be a positive number of centavos")
@@ -29,7 +31,7 @@ func (r *Rail) IssueCharge(ctx context.Context, c rail.Charge) (rail.IssuedCharg
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if prev, ok := r.charges[c.TxID]; ok {
-		if prev.charge != c {
+		if !sameCharge(prev.charge, c) {
 			return rail.IssuedCharge{}, rail.Invalid("txid", "txid "+c.TxID+" was issued for another charge")
 		}
 		return rail.IssuedCharge{TxID: c.TxID, BRCode: prev.code}, nil
@@ -41,6 +43,27 @@ func (r *Rail) IssueCharge(ctx context.Context, c rail.Charge) (rail.IssuedCharg
 	}
 	r.charges[c.TxID] = issued{charge: c, code: code}
 	return rail.IssuedCharge{TxID: c.TxID, BRCode: code}, nil
+}
+
+// alphanumeric reports whether s is ASCII letters and digits only, as a txid is.
+func alphanumeric(s string) bool {
+	for _, c := range s {
+		if !strings.ContainsRune(Alphanumerics, c) {
+			return false
+		}
+	}
+	return true
+}
+
+// sameCharge reports whether a and b are one charge: equal fields, Expires the same
+// instant (whatever its location or monotonic reading, which a charge read back from a
+// store does not keep).
+func sameCharge(a, b rail.Charge) bool {
+	if !a.Expires.Equal(b.Expires) {
+		return false
+	}
+	a.Expires, b.Expires = time.Time{}, time.Time{}
+	return a == b
 }
 
 // RemoveCharge forgets an issued charge; an unknown txid is rail.ErrUnknownCharge.

@@ -37,9 +37,10 @@ type systemClock struct{}
 
 func (systemClock) Now() time.Time { return time.Now() }
 
-// Rail is the sandbox bank. Sending is deterministic and stateless: every result is
-// computed from the order alone (its ID, kind, key, value and SentAt) and the clock, so a
-// restart loses nothing and Send, a resend and Status always agree.
+// Rail is the sandbox bank. Sending is deterministic: every result is computed from the
+// order alone (its ID, kind, key, value and SentAt) and the clock, so Send, a resend and
+// Status always agree, and a restart loses nothing (Status forgets what was sent and says
+// so, and the resend settles the order as before).
 //
 // With delay 0, Send settles at once. With delay d, Send returns Pending and the order
 // settles when the clock reaches SentAt+d: Status returns the final outcome from then on,
@@ -83,6 +84,7 @@ type Rail struct {
 	delay time.Duration
 
 	mu       sync.Mutex
+	sent     map[string]struct{}         // the ids of the orders sent, for Status
 	charges  map[string]issued           // by txid
 	received map[string]rail.ReceivedPix // by endToEndId
 }
@@ -98,7 +100,7 @@ func New(clock Clock, delay time.Duration) *Rail {
 	if clock == nil {
 		clock = systemClock{}
 	}
-	return &Rail{clock: clock, delay: delay, charges: map[string]issued{}, received: map[string]rail.ReceivedPix{}}
+	return &Rail{clock: clock, delay: delay, sent: map[string]struct{}{}, charges: map[string]issued{}, received: map[string]rail.ReceivedPix{}}
 }
 
 // Sandbox reports that the sandbox's money is make-believe.
@@ -106,14 +108,26 @@ func (r *Rail) Sandbox() bool { return true }
 
 // Send hands the order to the sandbox bank; see Rail for the outcomes.
 func (r *Rail) Send(ctx context.Context, o rail.PixOrder) (rail.Settlement, error) {
-	s, err := r.Status(ctx, o)
-	if err == nil && s.Status == rail.SettlementFailed && s.EndToEndID == "" {
+	if err := ctx.Err(); err != nil {
+		return rail.Settlement{}, err
+	}
+	if err := rail.CheckOrder(o); err != nil {
+		return rail.Settlement{}, err
+	}
+	r.mu.Lock()
+	r.sent[o.ID] = struct{}{}
+	r.mu.Unlock()
+	s := r.settlement(o)
+	if s.Status == rail.SettlementFailed && s.EndToEndID == "" {
 		return rail.Settlement{}, rail.Refused(s.Reason, "the sandbox refused the order: "+s.Reason)
 	}
-	return s, err
+	return s, nil
 }
 
-// Status reports where the order stands; see Rail.
+// Status reports where an order sent to this Rail stands; see Rail. An order it was not
+// sent (since the process started: the record of what was sent is kept in memory) is
+// rail.ErrUnknownOrder, and the Service sends it again, which, being computed from the
+// order, settles it as the first send would have.
 func (r *Rail) Status(ctx context.Context, o rail.PixOrder) (rail.Settlement, error) {
 	if err := ctx.Err(); err != nil {
 		return rail.Settlement{}, err
@@ -121,23 +135,34 @@ func (r *Rail) Status(ctx context.Context, o rail.PixOrder) (rail.Settlement, er
 	if err := rail.CheckOrder(o); err != nil {
 		return rail.Settlement{}, err
 	}
+	r.mu.Lock()
+	_, sent := r.sent[o.ID]
+	r.mu.Unlock()
+	if !sent {
+		return rail.Settlement{}, rail.ErrUnknownOrder
+	}
+	return r.settlement(o), nil
+}
+
+// settlement computes where a sent order stands from the order and the clock.
+func (r *Rail) settlement(o rail.PixOrder) rail.Settlement {
 	ref := bankRef(o.ID)
 	if o.Key != "" {
 		_, key, err := railKey(o.Key, o.KeyType)
 		if err != nil || key == KeyNotFound {
-			return rail.Settlement{Status: rail.SettlementFailed, Reason: rail.ReasonInvalidPixKey, BankRef: ref, At: o.SentAt}, nil
+			return rail.Settlement{Status: rail.SettlementFailed, Reason: rail.ReasonInvalidPixKey, BankRef: ref, At: o.SentAt}
 		}
 		o.Key = key
 	}
 	if o.Account != nil {
 		if code := AccountFailure(o.Account.Account); code != "" && code != rail.ReasonNotEnoughBalance && code != rail.ReasonBankError {
-			return rail.Settlement{Status: rail.SettlementFailed, Reason: code, BankRef: ref, At: o.SentAt}, nil // refused at once: nothing sent
+			return rail.Settlement{Status: rail.SettlementFailed, Reason: code, BankRef: ref, At: o.SentAt} // refused at once: nothing sent
 		}
 	}
 	s := rail.Settlement{Status: rail.SettlementPending, EndToEndID: endToEndID(o), BankRef: ref, At: o.SentAt}
 	settleAt := o.SentAt.Add(r.delay)
 	if r.delay > 0 && r.clock.Now().Before(settleAt) {
-		return s, nil
+		return s
 	}
 	s.At = settleAt
 	switch {
@@ -150,7 +175,7 @@ func (r *Rail) Status(ctx context.Context, o rail.PixOrder) (rail.Settlement, er
 	default:
 		s.Status = rail.SettlementConfirmed
 	}
-	return s, nil
+	return s
 }
 
 // ResolveKey returns the owner of a valid key; see Rail.
