@@ -20,8 +20,9 @@ const (
 // Each account has its own Pix key, unique among the company's accounts and subaccounts:
 // the default account's is the company's Pix key (read from the company, so that
 // UpdateCompany moves it), another account's is the one it was created with.
-// TransferBetweenAccounts names accounts by these keys. A Pix received still lands in
-// the default account (ReceivePix takes only the company's key).
+// TransferBetweenAccounts names accounts by these keys, and a Pix received at an account's
+// key that names no charge or QR code lands in that account (see ReceivePixParams.PixKey).
+// No two companies hold one key (pixkeys.go).
 type Account struct {
 	AccountID string `json:"accountId"`
 	IsDefault bool   `json:"isDefault"`
@@ -174,9 +175,9 @@ func (t *txn) fillPixKey(a *Account) error {
 }
 
 // CreateAccountParams create another account of the company. PixKey, when given, is any
-// valid Pix key not yet used by an account or subaccount of the company (its type is
-// detected, its canonical form kept); when empty a random (EVP) key is made. Name is an
-// optional label of at most 200 characters.
+// valid Pix key not yet used by an account or subaccount of the company, nor by another
+// company (its type is detected, its canonical form kept); when empty a random (EVP) key
+// is made. Name is an optional label of at most 200 characters.
 type CreateAccountParams struct {
 	PixKey string
 	Name   string
@@ -184,7 +185,8 @@ type CreateAccountParams struct {
 
 // CreateAccount creates another account of the company, with its own Pix key and empty
 // balance (the real API's "duplicate account"). It is not idempotent: each call without
-// a key makes a new account, and a key already in use is a conflict on "pixKey".
+// a key makes a new account, and a key already in use, in the company or by another
+// company, is a conflict on "pixKey".
 func (s *Service) CreateAccount(ctx context.Context, p CreateAccountParams) (Account, error) {
 	var key string
 	if strings.TrimSpace(p.PixKey) != "" {
@@ -208,6 +210,9 @@ func (s *Service) CreateAccount(ctx context.Context, p CreateAccountParams) (Acc
 			return err
 		}
 		a = Account{AccountID: t.newID(), PixKey: k, Name: name, CreatedAt: t.now}
+		if err := t.claimPixKey("pixKey", k, pixKeyOwner{Kind: keyOfAccount, AccountID: a.AccountID}); err != nil {
+			return err // another company's key (pixkeys.go)
+		}
 		if err := t.insert(collAccounts, a.AccountID, "account", a, []string{accountKey(k)}, []store.Index{byCreation(t.now)}); err != nil {
 			return err
 		}

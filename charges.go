@@ -261,6 +261,9 @@ func (t *txn) createCharge(p CreateChargeParams) (Charge, error) {
 		}
 		return Charge{}, err
 	}
+	if err := t.addTxidRoute(c.txid()); err != nil { // a bank's Pix finds the company by it (receive_routing.go)
+		return Charge{}, err
+	}
 	if err := t.scheduleExpiry(c.ExpiresDate); err != nil {
 		return Charge{}, err
 	}

@@ -40,7 +40,9 @@ type Company struct {
 }
 
 // CompanyParams describe a company being created. Empty fields take defaults: a random
-// (EVP) Pix key, the company name as merchant name, and the city "SAO PAULO".
+// (EVP) Pix key, the company name as merchant name, and the city "SAO PAULO". The Pix key
+// must not be one another company holds (a conflict on "pixKey"): a bank reports a Pix by
+// its key, so a key names one company on the whole platform.
 type CompanyParams struct {
 	Name           string
 	TaxID          string
@@ -153,6 +155,9 @@ func (t *txn) createCompany(id string, p CompanyParams, partnerID string) (Compa
 	if err := t.createDefaultAccount(c); err != nil {
 		return Company{}, err
 	}
+	if err := t.forCompany(c.ID).claimPixKey("pixKey", c.PixKey, pixKeyOwner{Kind: keyOfCompany}); err != nil {
+		return Company{}, err // another company's key (pixkeys.go)
+	}
 	return c, nil
 }
 
@@ -261,7 +266,8 @@ type CompanyUpdate struct {
 
 // UpdateCompany changes the company this Service acts for. The company's Pix key is its
 // default account's, so a new key that another account or a subaccount of the company
-// has is a conflict on "pixKey".
+// has is a conflict on "pixKey", and so is a key another company holds (Pix keys are
+// unique across companies); the old key is released, free for any company to take.
 func (s *Service) UpdateCompany(ctx context.Context, u CompanyUpdate) (Company, error) {
 	var c Company
 	err := s.update(ctx, func(t *txn) error {
@@ -301,6 +307,12 @@ func (s *Service) UpdateCompany(ctx context.Context, u CompanyUpdate) (Company, 
 		if next.PixKey != c.PixKey {
 			if err := t.pixKeyFree("pixKey", next.PixKey, true); err != nil {
 				return err // the default account's key must stay its own
+			}
+			if err := t.releasePixKey(c.PixKey); err != nil {
+				return err
+			}
+			if err := t.claimPixKey("pixKey", next.PixKey, pixKeyOwner{Kind: keyOfCompany}); err != nil {
+				return err // another company's key
 			}
 		}
 		r, err := encode(c.ID, next, nil, []store.Index{byCreation(c.CreatedAt)})

@@ -28,9 +28,11 @@ const (
 	EventTransactionReceived = "TRANSACTION_RECEIVED"
 	EventRefundConfirmed     = "PIX_TRANSACTION_REFUND_SENT_CONFIRMED"
 	EventRefundRejected      = "PIX_TRANSACTION_REFUND_SENT_REJECTED"
-	EventMovementConfirmed   = "MOVEMENT_CONFIRMED" // an outgoing payment was settled
-	EventMovementFailed      = "MOVEMENT_FAILED"    // an outgoing payment failed; its money returned
-	EventMovementRemoved     = "MOVEMENT_REMOVED"   // a CREATED payment was removed (RemovePayment)
+	// EventRefundReceivedConfirmed: a Pix the company sent came back (RecordPayoutReturn).
+	EventRefundReceivedConfirmed = "PIX_TRANSACTION_REFUND_RECEIVED_CONFIRMED"
+	EventMovementConfirmed       = "MOVEMENT_CONFIRMED" // an outgoing payment was settled
+	EventMovementFailed          = "MOVEMENT_FAILED"    // an outgoing payment failed; its money returned
+	EventMovementRemoved         = "MOVEMENT_REMOVED"   // a CREATED payment was removed (RemovePayment)
 )
 
 // EventType is one event of the catalogue: its name as webhooks carry it and what it
@@ -50,6 +52,7 @@ func eventCatalog() []EventType {
 		{EventTransactionReceived, "a Pix was received, for a charge, a static QR code or the account"},
 		{EventRefundConfirmed, "a refund of a received Pix was confirmed by the bank"},
 		{EventRefundRejected, "a refund of a received Pix was rejected by the bank; its money returned"},
+		{EventRefundReceivedConfirmed, "a Pix the company sent (a payment, withdrawal or refund) came back, in whole or in part"},
 		{EventMovementConfirmed, "an outgoing payment was confirmed by the bank"},
 		{EventMovementFailed, "an outgoing payment failed; its money returned"},
 		{EventMovementRemoved, "a payment awaiting approval was removed"},
@@ -60,8 +63,8 @@ func eventCatalog() []EventType {
 // (EventName), each with a one-line description: the list GET /api/v1/webhook/events
 // serves, and the names a webhook may subscribe to. It lists only what some operation
 // emits: the wire reference's dispute, account-register, Pix Automático, boleto and
-// static-QR events, and the refunds received of Pix sent (PIX_TRANSACTION_REFUND_RECEIVED_*),
-// have nothing here that produces them. The deprecated OPENPIX:TRANSACTION_REFUND_RECEIVED
+// static-QR events, and PIX_TRANSACTION_REFUND_RECEIVED_REJECTED, have nothing here that
+// produces them. The deprecated OPENPIX:TRANSACTION_REFUND_RECEIVED
 // is not emitted: PIX_TRANSACTION_REFUND_SENT_CONFIRMED replaces it, and its old shape
 // carries every refund of the Pix, which would make each settlement cost as much as the
 // refunds before it. The reference lists no subscription events.
@@ -89,7 +92,7 @@ type Event struct {
 // prefix, except for the refund events, whose real names have none.
 func (s *Service) EventName(name string) string {
 	switch name {
-	case EventRefundConfirmed, EventRefundRejected:
+	case EventRefundConfirmed, EventRefundRejected, EventRefundReceivedConfirmed:
 		return name
 	}
 	return strings.ToUpper(s.core.vendor) + ":" + name

@@ -109,16 +109,17 @@ func testEventPayloadsAfterChange(t *testing.T, e env) {
 // wireKeys is, for each event of the catalogue (without prefix), the top-level keys of its
 // payload in the wire reference (§5.1): the real API's sample bodies.
 var wireKeys = map[string][]string{
-	payments.EventChargeCreated:       {"event", "charge", "company", "account"},
-	payments.EventChargeCompleted:     {"event", "charge", "pix", "company", "account"},
-	payments.EventChargeExpired:       {"event", "charge", "company", "account"},
-	payments.EventChargeNotSamePayer:  {"event", "charge", "pix", "company", "account", "payer"},
-	payments.EventTransactionReceived: {"event", "charge", "pixQrCode", "pix", "company", "account", "refunds"},
-	payments.EventRefundConfirmed:     {"event", "refundTransaction", "originalTransaction", "company", "account"},
-	payments.EventRefundRejected:      {"event", "refundTransaction", "originalTransaction", "company", "account", "error"},
-	payments.EventMovementConfirmed:   {"event", "payment", "transaction"},
-	payments.EventMovementFailed:      {"event", "payment", "transaction", "error"},
-	payments.EventMovementRemoved:     {"event", "payment"},
+	payments.EventChargeCreated:           {"event", "charge", "company", "account"},
+	payments.EventChargeCompleted:         {"event", "charge", "pix", "company", "account"},
+	payments.EventChargeExpired:           {"event", "charge", "company", "account"},
+	payments.EventChargeNotSamePayer:      {"event", "charge", "pix", "company", "account", "payer"},
+	payments.EventTransactionReceived:     {"event", "charge", "pixQrCode", "pix", "company", "account", "refunds"},
+	payments.EventRefundConfirmed:         {"event", "refundTransaction", "originalTransaction", "company", "account"},
+	payments.EventRefundRejected:          {"event", "refundTransaction", "originalTransaction", "company", "account", "error"},
+	payments.EventMovementConfirmed:       {"event", "payment", "transaction"},
+	payments.EventMovementFailed:          {"event", "payment", "transaction", "error"},
+	payments.EventMovementRemoved:         {"event", "payment"},
+	payments.EventRefundReceivedConfirmed: {"event", "refundTransaction", "originalTransaction", "company", "account"},
 }
 
 // wireInnerKeys are keys the reference gives inside a payload: "<event>/<key>" → keys the
@@ -140,6 +141,10 @@ var wireInnerKeys = map[string][]string{
 		"debitParty", "creditParty", "globalID"},
 	"PIX_TRANSACTION_REFUND_SENT_REJECTED/refundTransaction": {"value", "time", "endToEndId", "status", "type",
 		"debitParty", "creditParty", "partial", "globalID"},
+	"PIX_TRANSACTION_REFUND_RECEIVED_CONFIRMED/refundTransaction": {"value", "time", "endToEndId", "status", "type",
+		"debitParty", "creditParty", "partial", "globalID"},
+	"PIX_TRANSACTION_REFUND_RECEIVED_CONFIRMED/originalTransaction": {"value", "time", "endToEndId", "status", "type",
+		"debitParty", "creditParty", "globalID"},
 	"=MOVEMENT_CONFIRMED/payment":     {"value", "status", "destinationAlias", "comment", "correlationID"},
 	"=MOVEMENT_CONFIRMED/transaction": {"value", "endToEndId", "time"},
 	"=MOVEMENT_FAILED/payment":        {"value", "status", "destinationAlias", "comment", "correlationID"},
@@ -171,6 +176,10 @@ func produceEveryEvent(t *testing.T, e env) {
 	is.NoErr(err)
 	_, err = e.svc.RemovePayment(ctx, "p-removed")
 	is.NoErr(err)
+	ok, err := e.svc.GetPayment(ctx, "p-ok")
+	is.NoErr(err)
+	_, _, err = e.svc.RecordPayoutReturn(ctx, payments.PayoutReturnParams{OrderID: ok.ID, EndToEndID: "D99999999202611271200returned01", Value: 200})
+	is.NoErr(err) // the receiver sent part of p-ok back
 	createCharge(t, e, payments.CreateChargeParams{CorrelationID: "expires", Value: 500, ExpiresIn: payments.MinChargeExpiresIn})
 	e.clock.Advance(time.Hour)
 	is.NoErr(e.svc.RunDue(ctx)) // the expiry, and any order still pending

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/pixfoundry/payments/brcode"
+	"github.com/pixfoundry/payments/rail"
 	"github.com/pixfoundry/payments/store"
 )
 
@@ -26,22 +27,40 @@ import (
 //
 // An order that is not final always has a due time (NextAttempt) and an entry in the order
 // queue, a collection of the system space ordered by due time. The creating call owns the
-// first send for its lease (the send timeout and a margin); if it never records an answer (Send failed, hung, or the
-// process died) the order falls due and the periodic pass (RunDue, runOrders) takes it: it
-// claims it in a transaction (Attempts+1, a new lease), then calls Send again, or Status
-// when the Rail already accepted it, and records the answer. A Send that fails is retried
-// with a growing delay (orderBackoff); an accepted order not yet settled is asked again
-// orderPollInterval later. The pass pages through the queue by due time, so it reaches
-// every due order of every company without scanning companies or orders that are not due.
+// first send for its lease (the send timeout and a margin); if it never records an answer
+// (Send failed, hung, or the process died) the order falls due and the periodic pass
+// (RunDue, runOrders) takes it: it claims it in a transaction (Attempts+1, a new lease),
+// then calls the Rail again and records the answer.
+//
+// What the pass asks depends on what the bank said before. A refusal (rail.RefusedError)
+// is definite: the order fails at once and its money returns. Any other error leaves the
+// outcome unknown (the bank may have acted on a send whose answer was lost), so the order
+// is marked Unsure and the next attempt asks Status first; Status answering
+// rail.ErrUnknownOrder (the bank never got it) sends it again, which the Rail's idempotence
+// by order id makes safe. An accepted order not yet settled is asked again after the Rail's
+// poll interval (rail.Poller), or the bank pushes the outcome (RecordSettlement).
+//
+// Calls that fail are retried with a growing delay (orderBackoff), forever, but not
+// silently: after Options.MaxSendFailures failures in a row the order is marked stuck
+// (logged, counted by CountStuckOrders, listed by ListStuckOrders); any answer from the
+// bank clears the mark, and a final one settles the order as usual. The pass pages through
+// the queue by due time, so it reaches every due order of every company without scanning
+// companies or orders that are not due.
 const (
 	collOrders     = "orders"
 	collOrderQueue = "order_queue" // in systemSpace: one entry per pending order, by due time
 	indexDue       = "due"
+	indexStuck     = "stuck"   // order_queue entries of stuck orders, by when they got stuck
 	indexPending   = "pending" // a company's orders not yet final, by creation
 )
 
 // DefaultSendTimeout bounds one call to the Rail (Send or Status) for an order.
 const DefaultSendTimeout = 30 * time.Second
+
+// DefaultMaxSendFailures is how many calls to the Rail about one order may fail in a row
+// before the order is marked stuck: with orderBackoff's delays, about 40 minutes of a bank
+// that does not answer.
+const DefaultMaxSendFailures = 10
 
 const (
 	// orderLeaseMargin is added to the send timeout to make the lease: how long a claimed
@@ -49,8 +68,6 @@ const (
 	// call's timeout, so that two calls rarely overlap; when they do, the Rail's idempotence
 	// and the order's single settlement keep it safe.
 	orderLeaseMargin = 30 * time.Second
-	// orderPollInterval is how soon an order the Rail accepted is asked about again.
-	orderPollInterval = 10 * time.Second
 	// orderQueuePage is how many due orders the pass reads per transaction.
 	orderQueuePage = 100
 )
@@ -58,9 +75,10 @@ const (
 // orderLease is how long a claimed send owns its order: the send timeout and a margin.
 func (s *Service) orderLease() time.Duration { return s.core.sendTimeout + orderLeaseMargin }
 
-// orderBackoff is the wait after the attempts-th failed send: 10 s doubling, at most 10 min.
-func orderBackoff(attempts int) time.Duration {
-	d := 10 * time.Second << min(max(attempts-1, 0), 6)
+// orderBackoff is the wait after the n-th failed call in a row: 10 s doubling, at most
+// 10 min.
+func orderBackoff(n int) time.Duration {
+	d := 10 * time.Second << min(max(n-1, 0), 6)
 	return min(d, 10*time.Minute)
 }
 
@@ -90,10 +108,24 @@ type order struct {
 	Comment    string         `json:"comment,omitempty"`
 	Status     OrderStatus    `json:"status"`
 	// Accepted says the Rail has answered Send (with PENDING): the pass asks Status.
-	Accepted    bool      `json:"accepted,omitempty"`
+	Accepted bool `json:"accepted,omitempty"`
+	// Unsure says a call failed without a refusal, so the bank may have acted: the pass
+	// asks Status before sending again.
+	Unsure      bool      `json:"unsure,omitempty"`
 	Attempts    int       `json:"attempts"`
 	NextAttempt time.Time `json:"nextAttempt"`
 	LastError   string    `json:"lastError,omitempty"`
+	// Failures counts the calls to the Rail that failed in a row; StuckSince is set when
+	// they reached the limit (Options.MaxSendFailures), until the bank answers.
+	Failures   int        `json:"failures,omitempty"`
+	StuckSince *time.Time `json:"stuckSince,omitempty"`
+	// BankRef is the bank's id for the order, once it gave one; Detail its own words about
+	// the outcome.
+	BankRef string `json:"bankRef,omitempty"`
+	Detail  string `json:"detail,omitempty"`
+	// Returned is how much of a confirmed order the receiving side sent back
+	// (payout_returns.go).
+	Returned int64 `json:"returned,omitempty"`
 	// The settlement, once final.
 	SettledEndToEndID string    `json:"settledEndToEndId,omitempty"`
 	Reason            string    `json:"reason,omitempty"`
@@ -104,7 +136,7 @@ type order struct {
 
 func (o order) pix() PixOrder {
 	p := PixOrder{ID: o.ID, Kind: o.Kind, EndToEndID: o.EndToEndID, Key: o.Key, KeyType: o.KeyType,
-		Value: o.Value, Comment: o.Comment, SentAt: o.SentAt}
+		Value: o.Value, Comment: o.Comment, SentAt: o.SentAt, BankRef: o.BankRef}
 	if o.Account != nil {
 		a := *o.Account
 		p.Account = &a
@@ -124,6 +156,16 @@ func (o order) indexes() []store.Index {
 type queueEntry struct {
 	Company string `json:"company"`
 	Order   string `json:"order"`
+}
+
+// queueIndexes are a pending order's entries in the queue's indexes: by due time, and by
+// when it got stuck while it is.
+func (o order) queueIndexes(company string) []store.Index {
+	ix := []store.Index{{Name: indexDue, Sort: queueSort(o.NextAttempt, company, o.ID)}}
+	if o.StuckSince != nil {
+		ix = append(ix, store.Index{Name: indexStuck, Sort: queueSort(*o.StuckSince, company, o.ID)})
+	}
+	return ix
 }
 
 func queueID(company, orderID string) string { return company + "|" + orderID }
@@ -147,6 +189,9 @@ func (t *txn) createOrder(o order) error {
 	if err := t.saveOrder(o, true); err != nil {
 		return err
 	}
+	if err := t.routeOrder(o); err != nil {
+		return err
+	}
 	t.after(func(ctx context.Context) { t.svc.sendOrder(ctx, o) })
 	return nil
 }
@@ -168,8 +213,7 @@ func (t *txn) saveOrder(o order, insert bool) error {
 		_, err := found(storeErr(t.tx.Delete(collOrderQueue, systemSpace, qid), "order"))
 		return err // a missing entry is fine: it is gone either way
 	}
-	r, err := encode(qid, queueEntry{Company: t.company, Order: o.ID}, nil,
-		[]store.Index{{Name: indexDue, Sort: queueSort(o.NextAttempt, t.company, o.ID)}})
+	r, err := encode(qid, queueEntry{Company: t.company, Order: o.ID}, nil, o.queueIndexes(t.company))
 	if err != nil {
 		return err
 	}
@@ -189,18 +233,24 @@ func (t *txn) orderByID(id string) (order, error) {
 	return o, err
 }
 
-// sendOrder calls the Rail about o (Send, or Status once the Rail has accepted it) with a
-// context detached from ctx's cancellation and bounded by DefaultSendTimeout, and records
-// the answer. It reports whether the order reached a final status. Failures are logged:
-// the order stays due, and the pass tries again.
+// sendOrder calls the Rail about o (Send, or Status first when the bank accepted it or may
+// have) with a context detached from ctx's cancellation and bounded by the send timeout,
+// and records the answer. It reports whether the order reached a final status. Failures
+// are logged: the order stays due, and the pass tries again.
 func (s *Service) sendOrder(ctx context.Context, o order) bool {
 	ctx = context.WithoutCancel(ctx) // the request may end; the order's send and record go on
 	railCtx, cancel := context.WithTimeout(ctx, s.core.sendTimeout)
 	defer cancel()
 	var st Settlement
 	var err error
-	if o.Accepted {
+	if o.Accepted || o.Unsure {
 		st, err = s.core.rail.Status(railCtx, o.pix())
+		if errors.Is(err, rail.ErrUnknownOrder) {
+			if o.Accepted {
+				s.core.log.Warn("the bank no longer knows an order it accepted; sending it again", "company", s.company, "order", o.ID)
+			}
+			st, err = s.core.rail.Send(railCtx, o.pix())
+		}
 	} else {
 		st, err = s.core.rail.Send(railCtx, o.pix())
 	}
@@ -208,42 +258,62 @@ func (s *Service) sendOrder(ctx context.Context, o order) bool {
 	if rerr != nil {
 		s.core.log.Warn("order answer not recorded; the periodic pass will retry", "order", o.ID, "err", rerr)
 	}
-	if err != nil {
+	if _, refused := rail.AsRefused(err); err != nil && !refused {
 		s.core.log.Warn("order not sent; the periodic pass will retry", "order", o.ID, "kind", o.Kind, "err", err)
 	}
 	return final
 }
 
-// recordOrder records the Rail's answer about an order: a failure to reach it or a
-// pending answer reschedules the order; a final one settles or releases its money and
-// lets its owner record the outcome, once.
-func (s *Service) recordOrder(ctx context.Context, id string, st Settlement, sendErr error) (bool, error) {
+// recordOrder records the Rail's answer about an order: a refusal fails it; a failure to
+// reach the bank or a pending answer reschedules it; a final answer settles or releases
+// its money and lets its owner record the outcome, once.
+func (s *Service) recordOrder(ctx context.Context, id string, st Settlement, railErr error) (bool, error) {
 	var final bool
+	var stuck *order
 	err := s.update(ctx, func(t *txn) error {
-		final = false
+		final, stuck = false, nil
 		o, err := t.orderByID(id)
 		if err != nil || o.Status != OrderPending {
 			return err // settled already: nothing to do
 		}
 		o.UpdatedAt = t.now
+		st := st
+		callErr := railErr
+		if r, ok := rail.AsRefused(callErr); ok {
+			callErr, st = nil, Settlement{Status: SettlementFailed, Reason: r.Reason, Detail: r.Detail, At: t.now}
+		}
 		switch {
-		case sendErr != nil:
-			o.LastError = ErrorMessage(sendErr)
-			if o.LastError == "" {
-				o.LastError = sendErr.Error()
+		case callErr != nil:
+			o.LastError = ErrorMessage(fromRail(callErr))
+			if o.LastError == "internal error" {
+				o.LastError = callErr.Error()
 			}
-			o.NextAttempt = t.now.Add(orderBackoff(o.Attempts))
+			o.Unsure = true
+			o.Failures++
+			o.NextAttempt = t.now.Add(orderBackoff(o.Failures))
+			if o.Failures >= t.svc.core.maxSendFailures && o.StuckSince == nil {
+				at := t.now
+				o.StuckSince = &at
+				stuck = &o
+			}
 			return t.saveOrder(o, false)
 		case st.Status == SettlementPending:
-			o.Accepted, o.LastError = true, ""
-			o.NextAttempt = t.now.Add(orderPollInterval)
+			o.Accepted, o.Unsure, o.LastError, o.Failures, o.StuckSince = true, false, "", 0, nil
+			if st.BankRef != "" {
+				o.BankRef = st.BankRef
+			}
+			o.NextAttempt = t.now.Add(t.svc.core.pollInterval)
 			return t.saveOrder(o, false)
-		case st.Status != SettlementConfirmed && st.Status != SettlementFailed:
+		case !st.Status.Final():
 			return internal(fmt.Errorf("rail: order %s: unknown settlement status %q", id, st.Status))
 		}
 		final = true
 		return t.settleOrder(o, st)
 	})
+	if err == nil && stuck != nil {
+		s.core.log.Error("order stuck: the bank has not answered; still retrying", "company", s.company, "order", stuck.ID,
+			"kind", stuck.Kind, "value", stuck.Value, "failures", stuck.Failures, "err", stuck.LastError)
+	}
 	return final, err
 }
 
@@ -270,8 +340,15 @@ func (t *txn) settleOrder(o order, st Settlement) error {
 		}
 		o.SettledEndToEndID = st.EndToEndID
 	}
-	o.LastError = ""
+	if st.BankRef != "" {
+		o.BankRef = st.BankRef
+	}
+	o.Detail = st.Detail
+	o.LastError, o.Unsure, o.Failures, o.StuckSince = "", false, 0, nil
 	if err := t.saveOrder(o, false); err != nil {
+		return err
+	}
+	if err := t.routeSettled(o); err != nil {
 		return err
 	}
 	switch o.Kind {

@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/pixfoundry/payments/internal/qrpng"
+	"github.com/pixfoundry/payments/rail"
 	"github.com/pixfoundry/payments/store"
 	"github.com/pixfoundry/payments/store/bolt"
 )
@@ -65,9 +66,14 @@ type Options struct {
 	Vendor string
 	// DefaultCompany describes the company created on first open for in-process use.
 	DefaultCompany CompanyParams
-	// Rail is the bank side: it sends Pix out and resolves Pix keys; default
-	// NewSandboxRail(Clock, 0), which settles every order at once.
+	// Rail is the bank side: it sends Pix out and resolves Pix keys (a driver: see package
+	// rail). Nil means the sandbox bank, NewSandboxRail(Clock, 0), which settles every order
+	// at once with make-believe money; Service.Sandbox then reports true.
 	Rail Rail
+	// MaxSendFailures is how many calls to the Rail about one order may fail in a row before
+	// the order is marked stuck (see ListStuckOrders); default DefaultMaxSendFailures. A
+	// stuck order is still retried.
+	MaxSendFailures int
 	// SendTimeout bounds each call to the Rail about an outgoing order (Send or Status);
 	// default DefaultSendTimeout. The call does not end with the request that caused it.
 	// It bounds a payment's Pix key look-up (ResolveKey) too, which does.
@@ -103,6 +109,13 @@ type Options struct {
 // Service is the whole platform for one company: every method reads and writes only that
 // company's records. Open and New return the Service of the default company; Company
 // returns the Service of another. A Service is safe for concurrent use.
+//
+// The exceptions are the bank's and the operator's calls, which know no company and find
+// it themselves, whichever company's Service they are called on: money that arrives
+// (ReceiveBankPix, Reconcile, ListUnmatchedPix, AssignUnmatchedPix), what the bank says of
+// outgoing orders (RecordSettlement, RecordPayoutReturn), and the orders it has not
+// answered (ListStuckOrders, CountStuckOrders). A company's own callers (its App ID, over
+// httpadapter) never reach them.
 type Service struct {
 	core    *core
 	company string
@@ -126,10 +139,14 @@ type core struct {
 	auth *authCache
 	// sendTimeout bounds one Rail call about an order.
 	sendTimeout time.Duration
-	webhooks    *webhookCore
-	memo        decodeMemo // hot records decoded (memo.go)
-	reads       readSets   // what each company's last charge preparation read (prepare_reads.go)
-	seeded      bool       // Options.IDs was given: draw ids in one order (see there)
+	// pollInterval is how soon an order the bank accepted is asked about again (the Rail's,
+	// if it is a rail.Poller); maxSendFailures the failures in a row that make it stuck.
+	pollInterval    time.Duration
+	maxSendFailures int
+	webhooks        *webhookCore
+	memo            decodeMemo // hot records decoded (memo.go)
+	reads           readSets   // what each company's last charge preparation read (prepare_reads.go)
+	seeded          bool       // Options.IDs was given: draw ids in one order (see there)
 	// moving is held by AdvanceClock for the whole of a move: moves run one after the
 	// other, so that two add up as they would one after the other.
 	moving sync.Mutex
@@ -179,11 +196,22 @@ func New(st store.Store, opts Options) (*Service, error) {
 	if c.sendTimeout <= 0 {
 		c.sendTimeout = DefaultSendTimeout
 	}
+	c.pollInterval = rail.DefaultPollInterval
+	if p, ok := c.rail.(rail.Poller); ok && p.PollInterval() > 0 {
+		c.pollInterval = p.PollInterval()
+	}
+	c.maxSendFailures = opts.MaxSendFailures
+	if c.maxSendFailures <= 0 {
+		c.maxSendFailures = DefaultMaxSendFailures
+	}
 	svc := &Service{core: c, company: DefaultCompanyID}
 	if err := svc.ensureDefaultCompany(context.Background(), opts.DefaultCompany); err != nil {
 		return nil, err
 	}
 	if err := svc.migrateOrders(context.Background()); err != nil {
+		return nil, err
+	}
+	if err := svc.migrateOrderRoutes(context.Background()); err != nil {
 		return nil, err
 	}
 	if err := svc.migrateDue(context.Background()); err != nil {
@@ -196,6 +224,15 @@ func New(st store.Store, opts Options) (*Service, error) {
 		return nil, err
 	}
 	if err := svc.migrateTransactionIndexes(context.Background()); err != nil {
+		return nil, err
+	}
+	if err := svc.migratePixKeys(context.Background()); err != nil {
+		return nil, err
+	}
+	if err := svc.migrateTxidRoutes(context.Background()); err != nil {
+		return nil, err
+	}
+	if err := svc.migrateReceivedPix(context.Background()); err != nil {
 		return nil, err
 	}
 	return svc, nil

@@ -398,6 +398,9 @@ func (t *txn) paymentSettled(o order) error {
 		p.Status, p.Transaction.ProviderRejectedReason = PaymentFailed, o.Reason
 		event = EventMovementFailed
 		ev.Error = &movementError{Code: o.Reason, Description: "the bank did not complete the payment: " + o.Reason}
+		if o.Detail != "" {
+			ev.Error.Description += ": " + o.Detail // the bank's own words
+		}
 	}
 	ev.Payment.Status = p.Status
 	ev.Transaction = p.Transaction

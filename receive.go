@@ -9,7 +9,8 @@ import (
 
 // ReceivePixParams describe a Pix that arrived at the company: what a bank connector (or
 // the sandbox) reports. EndToEndID and Value are required; without TxID (or with one that
-// finds nothing) the Pix is to the company's key, credited to its account.
+// finds nothing) the Pix is to the key it was sent to, credited to the account the key
+// names (the company's key: its default account).
 type ReceivePixParams struct {
 	// EndToEndID is the Pix network's id of the payment: the same id twice is one Pix.
 	EndToEndID string
@@ -18,7 +19,10 @@ type ReceivePixParams struct {
 	// TxID is the reference the payer's code carried: a charge's txid, identifier or
 	// transactionID, or a static QR code's identifier.
 	TxID string
-	// PixKey is the key the Pix was sent to; it defaults to the company's key.
+	// PixKey is the key the Pix was sent to; it defaults to the company's key. Another
+	// account's key is accepted too: when the Pix names no charge or QR code (by TxID), it
+	// is credited to that account. A key that is none of the company's accounts' is not
+	// found (a subaccount's key is its owner's, at their own bank: no Pix arrives here for it).
 	PixKey      string
 	Payer       *Payer
 	InfoPagador string // the payer's message
@@ -35,7 +39,8 @@ const MaxEndToEndID = 64
 
 // ReceivePix records a Pix the company received, in one transaction with everything it
 // causes: the transaction, the ledger entry crediting the company (less the fee, to its
-// account, or to the charge's subaccount or splits), the charge's completion and the
+// account, or to the charge's subaccount or splits, or to the account whose key the Pix
+// was sent to, see ReceivePixParams.PixKey), the charge's completion and the
 // CHARGE_COMPLETED (with CHARGE_COMPLETED_NOT_SAME_CUSTOMER_PAYER when the payer's tax ID
 // is not the customer's) and TRANSACTION_RECEIVED events.
 //
@@ -45,7 +50,9 @@ const MaxEndToEndID = 64
 // it (CreateRefund). A static QR code takes any number of payments.
 //
 // The same EndToEndID again returns the first transaction and moves nothing; with another
-// value it is a conflict.
+// value it is a conflict, and so is an EndToEndID another company has recorded (the Pix
+// network's ids are unique, so that is never the same Pix twice in two companies). A
+// bank connector that does not know the company calls ReceiveBankPix instead.
 //
 // When the payment earns cashback (see Cashback), the call is more than that transaction:
 // the cashback's refund is recorded IN_PROCESSING in it, sent through the Rail after it
@@ -120,6 +127,19 @@ func (t *txn) payCharge(c Charge, p ReceivePixParams, name string) (Transaction,
 // earlier times (year 1 from a zero value parsed wrong, say) are refused.
 var minPixTime = time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
 
+// pixTime is when a Pix reported to have settled at settled, at millisecond precision:
+// now when zero; an invalid "time" outside minPixTime to a day after now.
+func (t *txn) pixTime(settled time.Time) (time.Time, error) {
+	if settled.IsZero() {
+		return t.now, nil
+	}
+	at := settled.UTC().Truncate(time.Millisecond)
+	if at.Before(minPixTime) || at.After(t.now.Add(24*time.Hour)) {
+		return time.Time{}, invalid("time", "time must be from %s to a day after now, got %s", minPixTime.Format(time.DateOnly), at.Format(time.RFC3339))
+	}
+	return at, nil
+}
+
 func (t *txn) receivePix(p ReceivePixParams) (Transaction, error) {
 	e2e, err := cleanString("endToEndId", p.EndToEndID, MaxEndToEndID)
 	if err != nil {
@@ -139,11 +159,9 @@ func (t *txn) receivePix(p ReceivePixParams) (Transaction, error) {
 	} else if ErrorCode(err) != ENOTFOUND {
 		return Transaction{}, err
 	}
-	at := p.Time.UTC().Truncate(time.Millisecond)
-	if p.Time.IsZero() {
-		at = t.now
-	} else if at.Before(minPixTime) || at.After(t.now.Add(24*time.Hour)) {
-		return Transaction{}, invalid("time", "time must be from %s to a day after now, got %s", minPixTime.Format(time.DateOnly), at.Format(time.RFC3339))
+	at, err := t.pixTime(p.Time)
+	if err != nil {
+		return Transaction{}, err
 	}
 	x := Transaction{
 		ID: t.newID(), Type: TransactionPayment, Status: "CONFIRMED", Value: p.Value,
@@ -151,6 +169,9 @@ func (t *txn) receivePix(p ReceivePixParams) (Transaction, error) {
 		CreatedAt: t.now,
 	}
 	x.GlobalID = base64.StdEncoding.EncodeToString([]byte("PixTransaction:" + x.ID))
+	if err := t.registerReceivedPix(e2e); err != nil {
+		return Transaction{}, err // another company recorded it (receive_routing.go)
+	}
 	if x.InfoPagador, err = cleanString("infoPagador", p.InfoPagador, 140); err != nil {
 		return Transaction{}, err
 	}
@@ -164,13 +185,17 @@ func (t *txn) receivePix(p ReceivePixParams) (Transaction, error) {
 		return Transaction{}, err
 	}
 	x.PixKey = co.PixKey
+	var toAccount *Account // the account whose key the Pix was sent to, if not the default
 	if p.PixKey != "" {
 		key, _, err := parsePixKey("pixKey", p.PixKey, "")
 		if err != nil {
 			return Transaction{}, err
 		}
 		if key != co.PixKey {
-			return Transaction{}, notFound("Pix key %s does not belong to this company", key)
+			if toAccount, err = t.keyAccount(key); err != nil {
+				return Transaction{}, err
+			}
+			x.PixKey = key
 		}
 	}
 	txid, err := cleanString("txid", p.TxID, 64)
@@ -223,6 +248,12 @@ func (t *txn) receivePix(p ReceivePixParams) (Transaction, error) {
 	if err != nil {
 		return Transaction{}, err
 	}
+	// Where the rest goes: the default account, unless the Pix names no charge or QR code
+	// and was sent to another account's key.
+	if toAccount != nil && charge == nil && x.Charge == nil && x.PixQrCode == nil {
+		acct = *toAccount
+	}
+	book := accountBook(acct.AccountID)
 	postings := []Posting{{Book: bookPixNetwork, Amount: -p.Value}}
 	if x.Fee > 0 {
 		postings = append(postings, Posting{Book: bookFees, Amount: x.Fee})
@@ -233,7 +264,7 @@ func (t *txn) receivePix(p ReceivePixParams) (Transaction, error) {
 		rest -= c.Amount
 	}
 	if rest > 0 {
-		postings = append(postings, Posting{Book: accountBook(acct.AccountID), Amount: rest})
+		postings = append(postings, Posting{Book: book, Amount: rest})
 	}
 	if _, err := t.post("pix.received", x.ID, postings...); err != nil {
 		return Transaction{}, err
@@ -250,7 +281,9 @@ func (t *txn) receivePix(p ReceivePixParams) (Transaction, error) {
 	if err := t.fillBalance(&acct); err != nil {
 		return Transaction{}, err
 	}
-	acct.PixKey = co.PixKey
+	if acct.IsDefault {
+		acct.PixKey = co.PixKey
+	}
 	pix := eventPix(co, x)
 	if charge != nil && x.Unmatched == "" {
 		t.present(charge)
@@ -279,6 +312,20 @@ func (t *txn) receivePix(p ReceivePixParams) (Transaction, error) {
 	}
 	return x, t.emit(EventTransactionReceived, transactionEvent{Charge: charge, PixQrCode: q, Pix: pix,
 		Company: co.eventRef(), Account: &acct, Refunds: refunds})
+}
+
+// keyAccount is the account (with its balance) of the company whose Pix key is key
+// (canonical), other than the company's own key: where a Pix sent to it goes when it names
+// nothing else. A key of no account is not found.
+func (t *txn) keyAccount(key string) (*Account, error) {
+	var a Account
+	if _, err := t.getByKey(collAccounts, accountKey(key), "account", &a); err != nil {
+		if ErrorCode(err) == ENOTFOUND {
+			return nil, notFound("Pix key %s does not belong to this company", key)
+		}
+		return nil, err
+	}
+	return &a, t.fillBalance(&a)
 }
 
 // notSamePayer reports whether a charge's customer and the payer of its Pix are known by

@@ -14,7 +14,10 @@ const (
 )
 
 // Subaccount is a balance inside the company, addressed by a Pix key (of the seller,
-// driver, branch... it belongs to). Its money is part of the company's, kept apart.
+// driver, branch... it belongs to). Its money is part of the company's, kept apart. The
+// key is the owner's, at their own bank (withdrawals go to it): it is not a key the company
+// receives at, so another company may have a subaccount with the same key (a seller on two
+// marketplaces), and it is not in the Pix key registry (pixkeys.go).
 type Subaccount struct {
 	Name   string `json:"name"`
 	PixKey string `json:"pixKey"`

@@ -293,8 +293,11 @@ func TestService_TransferBetweenAccounts(t *testing.T) {
 			is.Equal(payments.ErrorCode(err), payments.ENOTFOUND) // nor see the account
 			_, err = other.GetTransfer(ctx, "tr-1")
 			is.Equal(payments.ErrorCode(err), payments.ENOTFOUND) // nor its transfers
-			theirs, err := other.CreateAccount(ctx, payments.CreateAccountParams{PixKey: "caixa@loja.example.com"})
-			is.NoErr(err) // the key is free in another company
+			_, err = other.CreateAccount(ctx, payments.CreateAccountParams{PixKey: "caixa@loja.example.com"})
+			is.Equal(payments.ErrorCode(err), payments.ECONFLICT) // nor take its key: Pix keys are unique across companies
+			is.Equal(payments.ErrorField(err), "pixKey")
+			theirs, err := other.CreateAccount(ctx, payments.CreateAccountParams{PixKey: "caixa@second.example.com"})
+			is.NoErr(err) // a key of its own is free
 			as, _, err := other.ListAccounts(ctx, payments.ListParams{})
 			is.NoErr(err)
 			is.Equal(len(as), 2) // its default account and this one, none of the first company's

@@ -50,7 +50,7 @@ go build -o "$tmp/server" ./examples/server
 go build -o "$tmp/bare" ./bench/bare
 port=$(freeport)
 base="http://127.0.0.1:$port"
-"$tmp/server" -addr "127.0.0.1:$port" -db "${DB:-$tmp/payments.db}" -sandbox=false >"$tmp/out" 2>"$tmp/err" &
+"$tmp/server" -addr "127.0.0.1:$port" -db "${DB:-$tmp/payments.db}" >"$tmp/out" 2>"$tmp/err" &
 server_pid=$!
 bare_port=$(freeport)
 bare_base="http://127.0.0.1:$bare_port"

@@ -16,7 +16,9 @@ const healthTimeout = 2 * time.Second
 // handleHealth answers GET /health, without authentication: 200 {"status":"ok"} when the
 // store answers a read (the company's record), else 503 {"status":"unavailable"}, so that
 // a load balancer in front of several servers stops sending requests to one whose
-// database it cannot reach. The cause is logged, not shown.
+// database it cannot reach. The cause is logged, not shown. "sandbox" says whether the
+// Service's bank is the make-believe sandbox (Service.Sandbox), so that a monitor can
+// tell a server that moves real money from one that does not.
 func handleHealth(svc *payments.Service, log *slog.Logger) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx, cancel := context.WithTimeout(r.Context(), healthTimeout)
@@ -25,9 +27,15 @@ func handleHealth(svc *payments.Service, log *slog.Logger) http.Handler {
 			if log != nil {
 				log.Warn("health: the store did not answer", "err", err)
 			}
-			encode(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable"})
+			encode(w, http.StatusServiceUnavailable, health{Status: "unavailable", Sandbox: svc.Sandbox()})
 			return
 		}
-		encode(w, http.StatusOK, map[string]string{"status": "ok"})
+		encode(w, http.StatusOK, health{Status: "ok", Sandbox: svc.Sandbox()})
 	})
+}
+
+// health is the body of GET /health.
+type health struct {
+	Status  string `json:"status"`
+	Sandbox bool   `json:"sandbox"`
 }

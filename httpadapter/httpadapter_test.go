@@ -22,8 +22,8 @@ func TestHealth(t *testing.T) {
 	is := is.New(t)
 	s := newServer(t, httpadapter.Options{})
 	r := s.do(t, "GET", "/health", "", "")
-	mustStatus(t, is, r, http.StatusOK)      // no App ID needed
-	is.Equal(r.raw, "{\"status\":\"ok\"}\n") // exact body
+	mustStatus(t, is, r, http.StatusOK)                       // no App ID needed
+	is.Equal(r.raw, "{\"status\":\"ok\",\"sandbox\":true}\n") // exact body: the default bank is the sandbox, and says so
 }
 
 func TestAuth(t *testing.T) {
@@ -431,7 +431,7 @@ func TestHealth_StoreDown(t *testing.T) {
 	is.NoErr(s.store.Close())
 	r := s.do(t, "GET", "/health", "", "")
 	is.Equal(r.status, http.StatusServiceUnavailable)
-	is.Equal(r.raw, "{\"status\":\"unavailable\"}\n")
+	is.Equal(r.raw, "{\"status\":\"unavailable\",\"sandbox\":true}\n")
 }
 
 // neverRead is a request body that fails the test if it is read.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -28,6 +29,9 @@ import (
 //	GET /debug/pprof/   net/http/pprof: profiles of the running server
 //	GET /backup         a consistent snapshot of the database while it runs: a bbolt file,
 //	                    to save and start the server on (-db) to restore
+//	GET /orders/stuck   the outgoing orders of every company the bank has not answered for
+//	                    MaxSendFailures calls in a row (Service.ListStuckOrders), as JSON;
+//	                    ?skip= and ?limit= page it
 //
 // It has no authentication: it must be bound to loopback (127.0.0.1:9090, [::1]:9090,
 // localhost:9090) unless -admin-allow-remote says otherwise, e.g. behind a firewall.
@@ -67,6 +71,9 @@ func checkAdminAddr(addr string, allowRemote bool) error {
 //	payments_outbox_lag_seconds                        age of the oldest event owed to a webhook
 //	payments_outbox_lag_events                         events after the owed webhooks' cursors
 //	payments_outbox_lag_webhooks                       active webhooks with events owed
+//	payments_bank_sandbox                              1 when the bank is the make-believe sandbox
+//	payments_orders_stuck                              outgoing orders the bank has not answered
+//	                                                   for Options.MaxSendFailures calls in a row
 //
 // (the outbox series are payments.Service.OutboxLag, read at each scrape), with the Go
 // runtime's and the process's.
@@ -188,6 +195,42 @@ func (c *outboxCollector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(c.hks, prometheus.GaugeValue, float64(lag.Webhooks))
 }
 
+// bankCollector reports, at each scrape, whether the bank is the sandbox and how many
+// outgoing orders are stuck (svc.CountStuckOrders).
+type bankCollector struct {
+	svc            *payments.Service
+	sandbox, stuck *prometheus.Desc
+}
+
+func newBankCollector(svc *payments.Service) *bankCollector {
+	return &bankCollector{
+		svc:     svc,
+		sandbox: prometheus.NewDesc("payments_bank_sandbox", "1 when the bank is the sandbox, whose money is make-believe; 0 for a real bank.", nil, nil),
+		stuck:   prometheus.NewDesc("payments_orders_stuck", "Outgoing orders (payments, refunds, withdrawals) the bank has not answered for MaxSendFailures calls in a row; still retried.", nil, nil),
+	}
+}
+
+func (c *bankCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- c.sandbox
+	ch <- c.stuck
+}
+
+func (c *bankCollector) Collect(ch chan<- prometheus.Metric) {
+	sandbox := 0.0
+	if c.svc.Sandbox() {
+		sandbox = 1
+	}
+	ch <- prometheus.MustNewConstMetric(c.sandbox, prometheus.GaugeValue, sandbox)
+	ctx, cancel := context.WithTimeout(context.Background(), outboxLagTimeout)
+	defer cancel()
+	n, err := c.svc.CountStuckOrders(ctx)
+	if err != nil {
+		ch <- prometheus.NewInvalidMetric(c.stuck, err)
+		return
+	}
+	ch <- prometheus.MustNewConstMetric(c.stuck, prometheus.GaugeValue, float64(n))
+}
+
 // loopbackOnly answers 421 to a request whose Host is not a loopback name or address. A
 // listener on loopback is out of other machines' reach, but not of a web page the
 // operator opens: a name the page's owner points at 127.0.0.1 (DNS rebinding) makes the
@@ -210,7 +253,7 @@ func loopbackOnly(next http.Handler) http.Handler {
 
 // adminHandler is the operator listener's handler.
 func adminHandler(svc *payments.Service, m *metrics, log *slog.Logger) http.Handler {
-	m.reg.MustRegister(newOutboxCollector(svc))
+	m.reg.MustRegister(newOutboxCollector(svc), newBankCollector(svc))
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelError)}))
 	mux.HandleFunc("/debug/pprof/", pprof.Index)
@@ -219,7 +262,48 @@ func adminHandler(svc *payments.Service, m *metrics, log *slog.Logger) http.Hand
 	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
 	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
 	mux.Handle("GET /backup", handleBackup(svc, log))
+	mux.Handle("GET /orders/stuck", handleStuckOrders(svc))
 	return mux
+}
+
+// handleStuckOrders answers GET /orders/stuck: {"orders":[...],"pageInfo":{...}}, longest
+// stuck first; a bad skip or limit is a 400 naming it.
+func handleStuckOrders(svc *payments.Service) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var p payments.ListParams
+		for _, f := range []struct {
+			name string
+			v    *int
+		}{{"skip", &p.Skip}, {"limit", &p.Limit}} {
+			if s := r.URL.Query().Get(f.name); s != "" {
+				n, err := strconv.Atoi(s)
+				if err != nil {
+					writeAdminJSON(w, http.StatusBadRequest, map[string]string{"error": f.name + " must be a whole number"})
+					return
+				}
+				*f.v = n
+			}
+		}
+		orders, page, err := svc.ListStuckOrders(r.Context(), p)
+		if err != nil {
+			status := http.StatusInternalServerError
+			if payments.ErrorCode(err) == payments.EINVALID {
+				status = http.StatusBadRequest
+			}
+			writeAdminJSON(w, status, map[string]string{"error": payments.ErrorMessage(err)})
+			return
+		}
+		if orders == nil {
+			orders = []payments.StuckOrder{}
+		}
+		writeAdminJSON(w, http.StatusOK, map[string]any{"orders": orders, "pageInfo": page})
+	})
+}
+
+func writeAdminJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
 }
 
 // handleBackup streams a snapshot of the database (Service.Backup: a bbolt file). A

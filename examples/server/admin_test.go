@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -107,6 +108,8 @@ func TestRun_Admin(t *testing.T) {
 		`payments_webhook_attempts_total{outcome="gave_up"} 0`,
 		"payments_outbox_lag_seconds 0",
 		"payments_outbox_lag_webhooks 0",
+		"payments_bank_sandbox 1", // the default bank is make-believe, and says so
+		"payments_orders_stuck 0",
 		"go_goroutines",
 	} {
 		if !strings.Contains(body, want) {
@@ -118,6 +121,12 @@ func TestRun_Admin(t *testing.T) {
 	is.True(commits != nil && commits[1] != "0") // commits were observed
 	written := regexp.MustCompile(`payments_store_commit_written_bytes_sum (\S+)`).FindStringSubmatch(body)
 	is.True(written != nil && written[1] != "0") // and what they wrote
+
+	status, body = get("/orders/stuck")
+	is.Equal(status, 200)
+	is.Equal(strings.TrimSpace(body), `{"orders":[],"pageInfo":{"skip":0,"limit":`+strconv.Itoa(payments.DefaultLimit)+`,"totalCount":0,"hasPreviousPage":false,"hasNextPage":false}}`) // none stuck
+	status, _ = get("/orders/stuck?limit=x")
+	is.Equal(status, 400)
 
 	status, body = get("/debug/pprof/")
 	is.Equal(status, 200)

@@ -34,6 +34,11 @@
 // Webhooks with an e-mail action are only recorded in memory and logged: this server has
 // no SMTP settings.
 //
+// -bank names the bank driver (bank.go): the sandbox (the default) settles payouts in a
+// make-believe bank, and says so at start, in GET /health ("sandbox": true) and in
+// /metrics (payments_bank_sandbox). -sandbox=false, for real payers, refuses to start
+// (exit status 2) unless -bank is a real bank.
+//
 // With -sandbox (the default) the server's clock is the system clock plus an offset that
 // POST /<vendor>/testing/clock {"advance":"744h"} moves forward (and GET reads): one clock
 // for the whole server, every company. Moving it runs the due pass, webhook retries that
@@ -162,6 +167,7 @@ func badFlag(format string, args ...any) error { return &usageError{msg: fmt.Spr
 type config struct {
 	addr, db, baseURL, vendor          string
 	pixKey, merchantName, merchantCity string
+	bank                               string // a name in banks (bank.go)
 	sandbox, newApp                    bool
 	tick, webhookTimeout               time.Duration
 	adminAddr                          string // operator listener (admin.go); "" is off
@@ -185,7 +191,8 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&c.pixKey, "pix-key", "", "the default company's Pix key (default: a random key on first start, then unchanged)")
 	fs.StringVar(&c.merchantName, "merchant-name", "", "the default company's merchant name, as BR Codes show it")
 	fs.StringVar(&c.merchantCity, "merchant-city", "", "the default company's merchant city, as BR Codes show it")
-	fs.BoolVar(&c.sandbox, "sandbox", true, "serve the sandbox routes (simulated payments)")
+	fs.BoolVar(&c.sandbox, "sandbox", true, "serve the sandbox routes (simulated payments); false is for real payers and needs a real -bank")
+	fs.StringVar(&c.bank, "bank", defaultBank, "the bank driver that sends Pix and looks up keys: "+bankNames()+" (the sandbox's money is make-believe)")
 	fs.BoolVar(&c.newApp, "new-app", false, "create a new application and print its App ID")
 	fs.DurationVar(&c.tick, "tick", defaultTick, "how often to expire charges and re-send or settle outgoing orders (0 turns it off)")
 	fs.DurationVar(&c.webhookTimeout, "webhook-timeout", payments.DefaultWebhookTimeout, "how long one webhook delivery may take")
@@ -256,6 +263,9 @@ func (c config) check() error {
 	}
 	if c.tick < 0 || c.tick > 0 && c.tick < time.Millisecond {
 		return badFlag("-tick must be 0 (the periodic work off) or at least 1ms, got %v", c.tick)
+	}
+	if err := checkBank(c.bank, c.sandbox); err != nil {
+		return err
 	}
 	if c.adminAddr != "" {
 		return checkAdminAddr(c.adminAddr, c.adminAllowRemote)
@@ -330,10 +340,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 		defer adminLn.Close()
 		m = newMetrics()
 	}
+	bank, err := banks[cfg.bank].open(clock)
+	if err != nil {
+		return err
+	}
 	svc, closeDB, err := openService(ctx, cfg.db, m.onCommit(), payments.Options{
 		Clock:  clock,
 		Logger: log,
 		Vendor: cfg.vendor,
+		Rail:   bank,
 		// Webhooks are POSTed over HTTP; the sandbox may deliver to receivers on this
 		// machine or its network, production only to public addresses.
 		WebhookSender:    httpadapter.NewWebhookSender(httpadapter.WebhookSenderOptions{AllowPrivate: cfg.sandbox}),
@@ -401,6 +416,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
 
+	if svc.Sandbox() {
+		log.Warn("bank: sandbox: payouts settle in a make-believe bank and no real centavo moves; for real payers run -sandbox=false with a real -bank", "bank", cfg.bank)
+	} else {
+		log.Info("bank: real money moves through it", "bank", cfg.bank)
+	}
 	if cfg.sandbox {
 		log.Info("sandbox routes are on: do not expose this server to real payers (-sandbox=false turns them off)")
 	}

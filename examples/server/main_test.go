@@ -150,7 +150,7 @@ func TestRun(t *testing.T) {
 	is.NoErr(srv.stop())
 
 	// -new-app prints a fresh App ID; both work.
-	srv = start(t, append(flags, "-new-app", "-sandbox=false")...)
+	srv = start(t, append(flags, "-new-app", "-sandbox=false", "-bank", testRealBank)...)
 	m = appIDLine.FindStringSubmatch(srv.stdout.String())
 	is.True(m != nil)      // one new App ID line
 	is.True(m[1] != appID) // a different one
@@ -196,7 +196,7 @@ func TestRun_Links(t *testing.T) {
 	is.Equal(body["charge"].(map[string]any)["status"], "COMPLETED")
 	is.NoErr(srv.stop())
 
-	srv = start(t, "-db", filepath.Join(dir, "b.db"), "-base-url", "https://pix.example.com/", "-sandbox=false")
+	srv = start(t, "-db", filepath.Join(dir, "b.db"), "-base-url", "https://pix.example.com/", "-sandbox=false", "-bank", testRealBank)
 	appID = appIDLine.FindStringSubmatch(srv.stdout.String())[1]
 	status, body = call(t, "POST", srv.base+"/api/v1/charge", appID, `{"correlationID":"c1","value":1000}`)
 	is.Equal(status, http.StatusOK)
@@ -264,6 +264,9 @@ func TestCLI_BadFlags(t *testing.T) {
 		{"MerchantNameFoldsToNothing", []string{"-merchant-name", "🎉"}, "-merchant-name"}, // no BR Code could carry it
 		{"MerchantCityFoldsToNothing", []string{"-merchant-city", "東京"}, "-merchant-city"},
 		{"BaseURLNonASCII", []string{"-base-url", "http://pix.example/ç"}, "-base-url"},
+		{"BankUnknown", []string{"-bank", "itau"}, "-bank"},
+		{"NoSandboxWithoutARealBank", []string{"-sandbox=false"}, "-sandbox=false is for real payers, but -bank sandbox"}, // make-believe money for real payers
+		{"NoSandboxOnTheSandboxBank", []string{"-sandbox=false", "-bank", "sandbox"}, "make-believe bank"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			is := is.New(t)
@@ -407,7 +410,7 @@ func TestRun_SandboxClock(t *testing.T) {
 	is.Equal(status, http.StatusBadRequest) // never backwards
 	is.NoErr(srv.stop())
 
-	srv = start(t, "-db", filepath.Join(dir, "b.db"), "-sandbox=false")
+	srv = start(t, "-db", filepath.Join(dir, "b.db"), "-sandbox=false", "-bank", testRealBank)
 	appID = appIDLine.FindStringSubmatch(srv.stdout.String())[1]
 	status, _ = call(t, "GET", srv.base+"/openpix/testing/clock", appID, "")
 	is.Equal(status, http.StatusNotFound) // no clock route without the sandbox

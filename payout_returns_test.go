@@ -1,0 +1,110 @@
+package payments_test
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/matryer/is"
+
+	"github.com/pixfoundry/payments"
+)
+
+// TestService_RecordPayoutReturn: money sent back for a confirmed payment is recorded as
+// its own movement with its event, once per endToEndId, up to the payment's value, in the
+// company that sent it whichever Service the bank connector calls.
+func TestService_RecordPayoutReturn(t *testing.T) {
+	eachStore(t, func(t *testing.T, e env) {
+		is := is.New(t)
+		fund(t, e, 10000)
+		_, err := e.svc.CreatePayment(ctx, payments.CreatePaymentParams{CorrelationID: "p1", Value: 3000,
+			DestinationAlias: "ana@example.com", AutoApprove: true})
+		is.NoErr(err)
+		p, err := e.svc.GetPayment(ctx, "p1")
+		is.NoErr(err)
+		is.Equal(p.Status, payments.PaymentConfirmed)
+		is.Equal(balance(t, e), payments.Balance{Total: 7000, Available: 7000})
+
+		other, err := e.svc.CreateCompany(ctx, payments.CompanyParams{Name: "Outra", PixKey: "outra@example.com"})
+		is.NoErr(err)
+		co, err := e.svc.Company(ctx, other.ID)
+		is.NoErr(err)
+		ret, company, err := co.RecordPayoutReturn(ctx, payments.PayoutReturnParams{
+			OriginalEndToEndID: p.Transaction.EndToEndID, EndToEndID: "D99999999202611221200return0001", Value: 1000, Reason: "MD06"})
+		is.NoErr(err)
+		is.Equal(company, e.svc.CompanyID()) // the sender's company, not the caller's
+		is.Equal(ret.OrderID, p.ID)
+		is.Equal(ret.Kind, payments.OrderPayment)
+		is.True(ret.Partial)
+		is.Equal(balance(t, e), payments.Balance{Total: 8000, Available: 8000}) // the money is back
+		is.Equal(countEvents(t, co, payments.EventRefundReceivedConfirmed), 0)  // the other company saw nothing
+
+		evs, err := e.svc.Events(ctx, 0, payments.MaxLimit)
+		is.NoErr(err)
+		last := evs[len(evs)-1]
+		is.Equal(last.Name, payments.EventRefundReceivedConfirmed) // no vendor prefix, as the other refund events
+		var body struct {
+			RefundTransaction struct {
+				Value      int64  `json:"value"`
+				EndToEndID string `json:"endToEndId"`
+				Type       string `json:"type"`
+			} `json:"refundTransaction"`
+			OriginalTransaction struct {
+				EndToEndID string `json:"endToEndId"`
+			} `json:"originalTransaction"`
+			Account struct {
+				Balance payments.Balance `json:"balance"`
+			} `json:"account"`
+		}
+		is.NoErr(json.Unmarshal(last.Data, &body))
+		is.Equal(body.RefundTransaction.Value, int64(1000))
+		is.Equal(body.RefundTransaction.Type, "REFUND")
+		is.Equal(body.OriginalTransaction.EndToEndID, p.Transaction.EndToEndID)
+		is.Equal(body.Account.Balance.Total, int64(8000)) // as the return left it
+
+		again, _, err := e.svc.RecordPayoutReturn(ctx, payments.PayoutReturnParams{OrderID: p.ID, EndToEndID: ret.EndToEndID, Value: 1000})
+		is.NoErr(err)
+		is.Equal(again.EndToEndID, ret.EndToEndID)
+		is.Equal(balance(t, e), payments.Balance{Total: 8000, Available: 8000}) // told twice, moved once
+		_, _, err = e.svc.RecordPayoutReturn(ctx, payments.PayoutReturnParams{OrderID: p.ID, EndToEndID: ret.EndToEndID, Value: 999})
+		is.Equal(payments.ErrorCode(err), payments.ECONFLICT) // the same id with another value
+
+		_, _, err = e.svc.RecordPayoutReturn(ctx, payments.PayoutReturnParams{OrderID: p.ID, EndToEndID: "D99999999202611221200return0002", Value: 2001})
+		is.Equal(payments.ErrorCode(err), payments.EPRECONDITION) // more than was sent
+		is.Equal(payments.ErrorField(err), "value")
+		last2, _, err := e.svc.RecordPayoutReturn(ctx, payments.PayoutReturnParams{OrderID: p.ID, EndToEndID: "D99999999202611221200return0002", Value: 2000})
+		is.NoErr(err)
+		is.True(!last2.Partial) // all of it came back
+		rets, err := e.svc.ListPayoutReturns(ctx, p.ID)
+		is.NoErr(err)
+		is.Equal(len(rets), 2)
+		is.Equal(balance(t, e), payments.Balance{Total: 10000, Available: 10000})
+
+		_, _, err = e.svc.RecordPayoutReturn(ctx, payments.PayoutReturnParams{OrderID: "nope", EndToEndID: "D1", Value: 1})
+		is.Equal(payments.ErrorCode(err), payments.ENOTFOUND)
+		_, _, err = e.svc.RecordPayoutReturn(ctx, payments.PayoutReturnParams{EndToEndID: "D1", Value: 1})
+		is.Equal(payments.ErrorField(err), "orderID")
+		_, _, err = e.svc.RecordPayoutReturn(ctx, payments.PayoutReturnParams{OrderID: p.ID, Value: 1})
+		is.Equal(payments.ErrorField(err), "endToEndId")
+		_, _, err = e.svc.RecordPayoutReturn(ctx, payments.PayoutReturnParams{OrderID: p.ID, EndToEndID: "D3", Value: 0})
+		is.Equal(payments.ErrorField(err), "value")
+		_, err = co.ListPayoutReturns(ctx, p.ID)
+		is.Equal(payments.ErrorCode(err), payments.ENOTFOUND) // another company's order is not there
+		audit(t, e.svc)
+	})
+}
+
+// TestService_RecordPayoutReturnNotConfirmed: a failed payment cannot come back.
+func TestService_RecordPayoutReturnNotConfirmed(t *testing.T) {
+	is := is.New(t)
+	e := newEnv(t, stores[0].open(t))
+	fund(t, e, 10000)
+	_, err := e.svc.CreatePayment(ctx, payments.CreatePaymentParams{CorrelationID: "p1", Value: 3000,
+		DestinationAlias: payments.SandboxKeyBankError, AutoApprove: true})
+	is.NoErr(err)
+	p, err := e.svc.GetPayment(ctx, "p1")
+	is.NoErr(err)
+	is.Equal(p.Status, payments.PaymentFailed)
+	_, _, err = e.svc.RecordPayoutReturn(ctx, payments.PayoutReturnParams{OrderID: p.ID, EndToEndID: "D1", Value: 100})
+	is.Equal(payments.ErrorCode(err), payments.EPRECONDITION)
+	is.Equal(balance(t, e), payments.Balance{Total: 10000, Available: 10000}) // nothing moved
+}
