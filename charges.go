@@ -226,7 +226,7 @@ func (t *txn) createCharge(p CreateChargeParams) (Charge, error) {
 		return Charge{}, err
 	}
 	if p.ReturnExisting {
-		c, err := t.chargeByKey("correlationID:" + corr)
+		c, err := t.chargeByKey(correlationKey(corr))
 		if ok, err := found(err); err != nil || ok {
 			return c, err
 		}
@@ -496,7 +496,7 @@ func (t *txn) linkCustomer(p CreateCustomerParams) (Customer, error) {
 	}
 	var keys []string
 	if p.CorrelationID != "" {
-		keys = append(keys, "correlationID:"+cand.CorrelationID)
+		keys = append(keys, correlationKey(cand.CorrelationID))
 	}
 	if cand.TaxID != nil {
 		keys = append(keys, "taxID:"+cand.TaxID.TaxID)
@@ -563,7 +563,7 @@ func (c Customer) snapshot() Customer {
 // the public QR image: two keys fewer to check and write per charge.
 func (c Charge) keys() []string {
 	keys := []string{
-		"correlationID:" + c.CorrelationID,
+		correlationKey(c.CorrelationID),
 		"transactionID:" + c.TransactionID,
 	}
 	if !txidImplied(c.TransactionID) {
@@ -640,7 +640,7 @@ func (s *Service) GetCharge(ctx context.Context, id string) (Charge, error) {
 }
 
 func (t *txn) findCharge(id string) (Charge, error) {
-	keys := []string{"correlationID:" + id, "transactionID:" + id}
+	keys := []string{correlationKey(id), "transactionID:" + id}
 	if len(id) == 25 {
 		keys = append(keys, txidKeys(id)...)
 	}
@@ -834,7 +834,7 @@ func (s *Service) DeleteCharge(ctx context.Context, id string) error {
 		// charge may take): see deletedCharge.
 		var keys []string
 		for _, k := range c.keys() {
-			if !strings.HasPrefix(k, "correlationID:") {
+			if k != correlationKey(c.CorrelationID) {
 				keys = append(keys, k)
 			}
 		}

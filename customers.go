@@ -187,7 +187,7 @@ func (a *Address) clean(prefix string) (*Address, error) {
 }
 
 func (c Customer) keys() []string {
-	keys := []string{"correlationID:" + c.CorrelationID}
+	keys := []string{correlationKey(c.CorrelationID)}
 	if c.TaxID != nil {
 		keys = append(keys, "taxID:"+c.TaxID.TaxID)
 	}
@@ -247,7 +247,7 @@ func (s *Service) GetCustomer(ctx context.Context, id string) (Customer, error) 
 
 func (t *txn) findCustomer(id string) (Customer, error) {
 	var c Customer
-	rid, err := t.getByKey(collCustomers, "correlationID:"+id, "customer", &c)
+	rid, err := t.getByKey(collCustomers, correlationKey(id), "customer", &c)
 	if ok, err2 := found(err); err2 != nil || ok {
 		c.ID = rid
 		return c, err2
@@ -280,7 +280,7 @@ func (s *Service) UpdateCustomer(ctx context.Context, correlationID string, u Cu
 	var c Customer
 	err := s.update(ctx, func(t *txn) error {
 		c = Customer{} // decoded afresh on every run: the store may run this function again
-		rid, err := t.getByKey(collCustomers, "correlationID:"+correlationID, "customer", &c)
+		rid, err := t.getByKey(collCustomers, correlationKey(correlationID), "customer", &c)
 		if err != nil {
 			return err
 		}

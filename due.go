@@ -285,7 +285,7 @@ func (s *Service) dueSweep(ctx context.Context, to string, again *atomic.Bool) e
 		if pg.err != nil || len(pg.entries) == 0 {
 			return cmp.Or(first, pg.err)
 		}
-		next = s.loadDuePage(ctx, pg.last+"\x00", to)
+		next = s.loadDuePage(ctx, pg.next, to)
 		err := s.updateAt(ctx, pg.now, func(t *txn) error {
 			t.preps, t.dueAgain = pg.preps, again
 			return t.handleDue(pg.entries...)
@@ -309,7 +309,7 @@ func (s *Service) dueSweep(ctx context.Context, to string, again *atomic.Bool) e
 // dueBatch is a page of the due queue with the charges it will generate, prepared at now.
 type dueBatch struct {
 	entries []dueEntry
-	last    string // the sort value of the last entry
+	next    string // where the page after it starts
 	now     time.Time
 	preps   map[prepKey]*chargePrep
 	err     error
@@ -322,20 +322,10 @@ func (s *Service) loadDuePage(ctx context.Context, from, to string) <-chan dueBa
 	go func() {
 		var pg dueBatch
 		pg.err = s.view(ctx, func(t *txn) error {
-			pg.entries = nil
-			p, err := t.tx.List(collDueQueue, systemSpace, store.Query{Index: indexDue, From: from, To: to, Limit: dueQueuePage, NoTotal: true})
-			if err != nil {
-				return internal(err)
-			}
-			for _, r := range p.Records {
-				var e dueEntry
-				if err := decode(r, &e); err != nil {
-					return err
-				}
-				pg.entries = append(pg.entries, e)
-				pg.last, _ = sortIn(r, indexDue)
-			}
-			return nil
+			var err error
+			pg.entries, pg.next, err = keysetPageOf[dueEntry](t, collDueQueue, systemSpace,
+				store.Query{Index: indexDue, From: from, To: to, Limit: dueQueuePage, NoTotal: true})
+			return err
 		})
 		if pg.err == nil && len(pg.entries) > 0 {
 			pg.now = s.now()

@@ -19,7 +19,7 @@ const collEvents = "events"
 
 // Event names, without the vendor prefix. EventName adds it: "OPENPIX:CHARGE_CREATED";
 // the refund events' real names have none ("PIX_TRANSACTION_REFUND_SENT_CONFIRMED").
-// EventCatalog lists them with what each reports.
+// Each has its row in events, the catalogue.
 const (
 	EventChargeCreated       = "CHARGE_CREATED"
 	EventChargeCompleted     = "CHARGE_COMPLETED"
@@ -42,21 +42,54 @@ type EventType struct {
 	Description string `json:"description"`
 }
 
-// eventCatalog is every event some operation emits, without the vendor prefix.
-func eventCatalog() []EventType {
-	return []EventType{
-		{EventChargeCreated, "a charge was created"},
-		{EventChargeCompleted, "a charge was paid"},
-		{EventChargeExpired, "a charge expired unpaid"},
-		{EventChargeNotSamePayer, "a charge was paid by someone whose tax ID is not its customer's (sent with CHARGE_COMPLETED)"},
-		{EventTransactionReceived, "a Pix was received, for a charge, a static QR code or the account"},
-		{EventRefundConfirmed, "a refund of a received Pix was confirmed by the bank"},
-		{EventRefundRejected, "a refund of a received Pix was rejected by the bank; its money returned"},
-		{EventRefundReceivedConfirmed, "a Pix the company sent (a payment, withdrawal or refund) came back, in whole or in part"},
-		{EventMovementConfirmed, "an outgoing payment was confirmed by the bank"},
-		{EventMovementFailed, "an outgoing payment failed; its money returned"},
-		{EventMovementRemoved, "a payment awaiting approval was removed"},
+// eventSpec is one event some operation emits: all that code outside the emitting noun
+// knows of it. EventCatalog, EventName and the webhook audit (auditWebhookSent) read it.
+type eventSpec struct {
+	name        string // without the vendor prefix
+	description string
+	noPrefix    bool // its real name has no vendor prefix (the refund events)
+	// pixOf reads the endToEndId of the received Pix the payload carries, whose
+	// webhookSent audit records each delivery of the event; nil when it carries none.
+	pixOf func(data []byte) (string, error)
+}
+
+// events is the catalogue, in the order EventCatalog lists it. Adding an event is a row
+// here and the code that emits it.
+var events = []eventSpec{
+	{name: EventChargeCreated, description: "a charge was created"},
+	{name: EventChargeCompleted, description: "a charge was paid", pixOf: payloadPix},
+	{name: EventChargeExpired, description: "a charge expired unpaid"},
+	{name: EventChargeNotSamePayer, description: "a charge was paid by someone whose tax ID is not its customer's (sent with CHARGE_COMPLETED)", pixOf: payloadPix},
+	{name: EventTransactionReceived, description: "a Pix was received, for a charge, a static QR code or the account", pixOf: payloadPix},
+	{name: EventRefundConfirmed, description: "a refund of a received Pix was confirmed by the bank", noPrefix: true},
+	{name: EventRefundRejected, description: "a refund of a received Pix was rejected by the bank; its money returned", noPrefix: true},
+	{name: EventRefundReceivedConfirmed, description: "a Pix the company sent (a payment, withdrawal or refund) came back, in whole or in part", noPrefix: true},
+	{name: EventMovementConfirmed, description: "an outgoing payment was confirmed by the bank"},
+	{name: EventMovementFailed, description: "an outgoing payment failed; its money returned"},
+	{name: EventMovementRemoved, description: "a payment awaiting approval was removed"},
+}
+
+// eventsByName is events by name without the vendor prefix.
+var eventsByName = func() map[string]eventSpec {
+	m := make(map[string]eventSpec, len(events))
+	for _, e := range events {
+		m[e.name] = e
 	}
+	return m
+}()
+
+// payloadPix is the pixOf of the events whose payload has the Pix at "pix"
+// (chargePaidEvent, transactionEvent): "" when it is null.
+func payloadPix(data []byte) (string, error) {
+	var body struct {
+		Pix *struct {
+			EndToEndID string `json:"endToEndId"`
+		} `json:"pix"`
+	}
+	if err := json.Unmarshal(data, &body); err != nil || body.Pix == nil {
+		return "", err
+	}
+	return body.Pix.EndToEndID, nil
 }
 
 // EventCatalog returns the events this Service produces, named as its webhooks carry them
@@ -69,9 +102,9 @@ func eventCatalog() []EventType {
 // carries every refund of the Pix, which would make each settlement cost as much as the
 // refunds before it. The reference lists no subscription events.
 func (s *Service) EventCatalog() []EventType {
-	out := eventCatalog()
-	for i := range out {
-		out[i].Name = s.EventName(out[i].Name)
+	out := make([]EventType, len(events))
+	for i, e := range events {
+		out[i] = EventType{Name: s.EventName(e.name), Description: e.description}
 	}
 	return out
 }
@@ -91,11 +124,17 @@ type Event struct {
 // EventName returns the full name of an event for this Service's vendor: with the vendor
 // prefix, except for the refund events, whose real names have none.
 func (s *Service) EventName(name string) string {
-	switch name {
-	case EventRefundConfirmed, EventRefundRejected, EventRefundReceivedConfirmed:
+	if eventsByName[name].noPrefix {
 		return name
 	}
 	return strings.ToUpper(s.core.vendor) + ":" + name
+}
+
+// eventOf returns the catalogue's row of the event whose full name (EventName) is full.
+func (s *Service) eventOf(full string) (eventSpec, bool) {
+	name, cut := strings.CutPrefix(full, strings.ToUpper(s.core.vendor)+":")
+	e, ok := eventsByName[name]
+	return e, ok && cut != e.noPrefix
 }
 
 // emit appends an event to the company's outbox in the current transaction.

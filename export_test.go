@@ -7,3 +7,15 @@ func SetWebhookWaitHook(t interface{ Cleanup(func()) }, f func()) {
 	testHookWebhookWait = f
 	t.Cleanup(func() { testHookWebhookWait = nil })
 }
+
+// WebhookRSASignatures is how many RSA signatures the Service's webhook signer has
+// computed (0 before the first delivery).
+func (s *Service) WebhookRSASignatures() int64 {
+	wc := s.core.webhooks
+	wc.mu.Lock()
+	defer wc.mu.Unlock()
+	if wc.signer == nil {
+		return 0
+	}
+	return wc.signer.RSASignatures()
+}

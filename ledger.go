@@ -498,25 +498,20 @@ const scanPage = 500
 // just after the last record's sort value, so a page costs its own size and not the records
 // before it; the index's sort values must therefore be unique.
 func (t *txn) scanIndex(collection, index string, fn func(store.Record) error) error {
-	from := ""
-	for {
-		page, err := t.tx.List(collection, t.company, store.Query{Index: index, From: from, Limit: scanPage})
+	for from := ""; ; {
+		recs, next, err := keysetPage(t, collection, t.company, store.Query{Index: index, From: from, Limit: scanPage, NoTotal: true})
 		if err != nil {
-			return internal(err)
+			return err
 		}
-		for _, r := range page.Records {
-			sort, ok := sortIn(r, index)
-			if !ok {
-				return internal(fmt.Errorf("ledger: %s %s is not in index %s", collection, r.ID, index))
-			}
-			from = sort + "\x00"
+		for _, r := range recs {
 			if err := fn(r); err != nil {
 				return err
 			}
 		}
-		if len(page.Records) < scanPage {
+		if len(recs) < scanPage {
 			return nil
 		}
+		from = next
 	}
 }
 

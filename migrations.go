@@ -22,6 +22,31 @@ const (
 	migrationTransactionIndex1 = "transaction-index-1"
 )
 
+// migrations are the data migrations, in the order migrate runs them. Each lives in its
+// noun's file and runs through migrateOnce; adding one is its function and a row here.
+var migrations = []func(*Service, context.Context) error{
+	(*Service).migrateOrders,
+	(*Service).migrateOrderRoutes,
+	(*Service).migrateDue,
+	(*Service).migrateLinks,
+	(*Service).migrateChargeIndexes,
+	(*Service).migrateTransactionIndexes,
+	(*Service).migratePixKeys,
+	(*Service).migrateTxidRoutes,
+	(*Service).migrateReceivedPix,
+}
+
+// migrate runs the migrations in order, stopping at the first that fails. New runs it on
+// every open.
+func (s *Service) migrate(ctx context.Context) error {
+	for _, run := range migrations {
+		if err := run(s, ctx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // migrateOnce runs fn for every company, a page of companies at a time, unless the
 // migration name is marked done, and then marks it. fn must be idempotent: two processes
 // opening one database at once may both run it, and a process that dies half way runs it

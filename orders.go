@@ -415,32 +415,21 @@ func (s *Service) runOrders(ctx context.Context) (int, error) {
 	var first error
 	for {
 		var page []queueEntry
-		var sorts []string
+		var next string
 		err := s.view(ctx, func(t *txn) error {
-			page, sorts = nil, nil
-			p, err := t.tx.List(collOrderQueue, systemSpace, store.Query{Index: indexDue, From: from, To: to, Limit: orderQueuePage, NoTotal: true})
-			if err != nil {
-				return internal(err)
-			}
-			for _, r := range p.Records {
-				var q queueEntry
-				if err := decode(r, &q); err != nil {
-					return err
-				}
-				sort, _ := sortIn(r, indexDue)
-				page = append(page, q)
-				sorts = append(sorts, sort)
-			}
-			return nil
+			var err error
+			page, next, err = keysetPageOf[queueEntry](t, collOrderQueue, systemSpace,
+				store.Query{Index: indexDue, From: from, To: to, Limit: orderQueuePage, NoTotal: true})
+			return err
 		})
 		if err != nil {
 			return n, err
 		}
-		for i, q := range page {
+		from = next
+		for _, q := range page {
 			if err := ctx.Err(); err != nil {
 				return n, internal(err)
 			}
-			from = sorts[i] + "\x00"
 			co := &Service{core: s.core, company: q.Company}
 			final, err := co.advanceOrder(ctx, q.Order)
 			if err != nil {
@@ -467,29 +456,18 @@ func (s *Service) companyOrders(ctx context.Context, keep func(order) bool) (int
 	n := 0
 	for {
 		var page []order
-		var sorts []string
+		var next string
 		err := s.view(ctx, func(t *txn) error {
-			page, sorts = nil, nil
-			p, err := t.tx.List(collOrders, t.company, store.Query{Index: indexPending, From: from, Limit: orderQueuePage})
-			if err != nil {
-				return internal(err)
-			}
-			for _, r := range p.Records {
-				var o order
-				if err := decode(r, &o); err != nil {
-					return err
-				}
-				sort, _ := sortIn(r, indexPending)
-				page = append(page, o)
-				sorts = append(sorts, sort)
-			}
-			return nil
+			var err error
+			page, next, err = keysetPageOf[order](t, collOrders, t.company,
+				store.Query{Index: indexPending, From: from, Limit: orderQueuePage, NoTotal: true})
+			return err
 		})
 		if err != nil {
 			return n, err
 		}
-		for i, o := range page {
-			from = sorts[i] + "\x00"
+		from = next
+		for _, o := range page {
 			if !keep(o) {
 				continue
 			}

@@ -104,6 +104,9 @@ type Options struct {
 	// WebhookTimeout plus a margin on a store several processes share (one with a method
 	// Shared() bool answering true, as store/postgres), none on a store one process owns.
 	WebhookLease time.Duration
+	// MaxWebhooksPerEvent is how many active webhooks a company may have on one event;
+	// default DefaultMaxWebhooksPerEvent. CreateWebhook refuses one more (EPRECONDITION).
+	MaxWebhooksPerEvent int
 }
 
 // Service is the whole platform for one company: every method reads and writes only that
@@ -150,6 +153,8 @@ type core struct {
 	// moving is held by AdvanceClock for the whole of a move: moves run one after the
 	// other, so that two add up as they would one after the other.
 	moving sync.Mutex
+	// maxWebhooksPerEvent is Options.MaxWebhooksPerEvent (see Service.maxWebhooksPerEvent).
+	maxWebhooksPerEvent int
 }
 
 // Open opens (creating if needed) a bbolt database file at path and returns the Service of
@@ -176,7 +181,7 @@ func New(st store.Store, opts Options) (*Service, error) {
 	}
 	c := &core{store: st, clock: opts.Clock, ids: newIDSource(opts.IDs), seeded: opts.IDs != nil, log: opts.Logger, vendor: opts.Vendor,
 		qr: qrpng.New(0), rail: opts.Rail,
-		webhooks: newWebhookCore(st, opts), auth: newAuthCache(authCacheSize, authCacheTTL)}
+		webhooks: newWebhookCore(st, opts), auth: newAuthCache(authCacheSize, authCacheTTL), maxWebhooksPerEvent: opts.MaxWebhooksPerEvent}
 	if c.clock == nil {
 		c.clock = SystemClock{}
 	}
@@ -208,31 +213,7 @@ func New(st store.Store, opts Options) (*Service, error) {
 	if err := svc.ensureDefaultCompany(context.Background(), opts.DefaultCompany); err != nil {
 		return nil, err
 	}
-	if err := svc.migrateOrders(context.Background()); err != nil {
-		return nil, err
-	}
-	if err := svc.migrateOrderRoutes(context.Background()); err != nil {
-		return nil, err
-	}
-	if err := svc.migrateDue(context.Background()); err != nil {
-		return nil, err
-	}
-	if err := svc.migrateLinks(context.Background()); err != nil {
-		return nil, err
-	}
-	if err := svc.migrateChargeIndexes(context.Background()); err != nil {
-		return nil, err
-	}
-	if err := svc.migrateTransactionIndexes(context.Background()); err != nil {
-		return nil, err
-	}
-	if err := svc.migratePixKeys(context.Background()); err != nil {
-		return nil, err
-	}
-	if err := svc.migrateTxidRoutes(context.Background()); err != nil {
-		return nil, err
-	}
-	if err := svc.migrateReceivedPix(context.Background()); err != nil {
+	if err := svc.migrate(context.Background()); err != nil {
 		return nil, err
 	}
 	return svc, nil

@@ -119,7 +119,7 @@ type PaymentFilter struct {
 	ListParams
 }
 
-func (p Payment) keys() []string { return []string{"correlationID:" + p.CorrelationID} }
+func (p Payment) keys() []string { return []string{correlationKey(p.CorrelationID)} }
 
 func (p Payment) indexes() []store.Index { return []store.Index{byCreation(p.CreatedAt)} }
 
@@ -145,11 +145,10 @@ func (s *Service) CreatePayment(ctx context.Context, p CreatePaymentParams) (Pay
 	var out Payment
 	err = s.update(ctx, func(t *txn) error {
 		out = Payment{}
-		_, err := t.getByKey(collPayments, "correlationID:"+pay.CorrelationID, "payment", &out)
-		if ok, err := found(err); err != nil {
+		// A payment's correlationID is used once: sent again, even for the same payment, it
+		// is refused, as the real API refuses it.
+		if _, _, err := replay[Payment](t, collPayments, "payment", pay.CorrelationID, nil, nil, msgPaymentExists); err != nil {
 			return err
-		} else if ok {
-			return conflict("correlationID", msgPaymentExists)
 		}
 		out = pay
 		out.ID, out.CreatedAt, out.UpdatedAt = t.newID(), t.now, t.now
@@ -470,7 +469,7 @@ func (s *Service) RemovePayment(ctx context.Context, id string) (Payment, error)
 // findPayment reads a payment by correlationID or, when byID, also by id.
 func (t *txn) findPayment(id string, byID bool) (Payment, error) {
 	var p Payment
-	_, err := t.getByKey(collPayments, "correlationID:"+id, "payment", &p)
+	_, err := t.getByKey(collPayments, correlationKey(id), "payment", &p)
 	if ok, err := found(err); err != nil {
 		return Payment{}, err
 	} else if ok {

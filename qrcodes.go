@@ -127,7 +127,7 @@ func (t *txn) createPixQRCode(p CreatePixQRCodeParams) (PixQRCode, error) {
 }
 
 func (q PixQRCode) keys() []string {
-	return []string{"correlationID:" + q.CorrelationID, "identifier:" + q.Identifier, "paymentLinkID:" + q.PaymentLinkID}
+	return []string{correlationKey(q.CorrelationID), "identifier:" + q.Identifier, "paymentLinkID:" + q.PaymentLinkID}
 }
 
 func (t *txn) presentQRCode(q *PixQRCode) {
@@ -149,11 +149,11 @@ func (s *Service) GetPixQRCode(ctx context.Context, id string) (PixQRCode, error
 func (t *txn) findPixQRCode(id string) (PixQRCode, error) {
 	var q PixQRCode
 	err := t.get(collQRCodes, id, "pix QR code", &q)
-	for _, key := range []string{"correlationID:", "identifier:", "paymentLinkID:"} {
+	for _, key := range []string{correlationKey(id), "identifier:" + id, "paymentLinkID:" + id} {
 		if ok, err2 := found(err); err2 != nil || ok {
 			break
 		}
-		_, err = t.getByKey(collQRCodes, key+id, "pix QR code", &q)
+		_, err = t.getByKey(collQRCodes, key, "pix QR code", &q)
 	}
 	if err != nil {
 		return PixQRCode{}, err
@@ -206,7 +206,7 @@ const collDeletedQRCodes = "deleted_qrcodes"
 // takes the key from the older note, which keeps its id and identifier (the newest code is
 // the one a correlationID names).
 func (t *txn) noteDeletedQRCode(q PixQRCode) error {
-	keys := []string{"identifier:" + q.Identifier, "correlationID:" + q.CorrelationID}
+	keys := []string{"identifier:" + q.Identifier, correlationKey(q.CorrelationID)}
 	for _, k := range keys {
 		old, err := t.tx.GetByKey(collDeletedQRCodes, t.company, k)
 		if ok, err := found(storeErr(err, "deleted pix QR code")); err != nil {
@@ -231,11 +231,12 @@ func (t *txn) deletedQRCode(id string, byTxID bool) (*PixQRCode, error) {
 			return &q, err
 		}
 	}
-	for _, key := range []string{"identifier:", "correlationID:"} {
-		if byTxID && key != "identifier:" {
-			break
-		}
-		_, err := t.getByKey(collDeletedQRCodes, key+id, "deleted pix QR code", &q)
+	keys := []string{"identifier:" + id}
+	if !byTxID {
+		keys = append(keys, correlationKey(id))
+	}
+	for _, key := range keys {
+		_, err := t.getByKey(collDeletedQRCodes, key, "deleted pix QR code", &q)
 		if ok, err := found(err); err != nil || ok {
 			return &q, err
 		}

@@ -77,7 +77,7 @@ type refundRecord struct {
 	ChargeTID string `json:"chargeTransactionID,omitempty"`
 }
 
-func (r Refund) keys() []string { return []string{"correlationID:" + r.CorrelationID} }
+func (r Refund) keys() []string { return []string{correlationKey(r.CorrelationID)} }
 
 // Refunds are listed by time; "processing" holds those waiting for the bank.
 const indexProcessing = "processing"
@@ -120,19 +120,20 @@ func (t *txn) findRefund(id string) (Refund, error) {
 	return r, err
 }
 
-// refundByCorrelationID is the refund with the correlationID corr, and only that: the
-// check that makes a retried refund return the first (an id that is another refund's
-// refundId is not a retry of it).
+// refundByCorrelationID is the refund with the correlationID corr, and only that: findRefund
+// reads it first, then the refund with the id.
 func (t *txn) refundByCorrelationID(corr string) (Refund, error) {
 	var rec refundRecord
-	rid, err := t.getByKey(collRefunds, "correlationID:"+corr, "refund", &rec)
+	rid, err := t.getByKey(collRefunds, correlationKey(corr), "refund", &rec)
 	if err != nil {
 		return Refund{}, err
 	}
-	rec.chargeTID = rec.ChargeTID
-	rec.RefundID = rid
+	rec.setID(rid)
 	return rec.Refund, nil
 }
+
+// setID sets the refund's id, and what it keeps of its charge, on a refund read by key.
+func (rec *refundRecord) setID(id string) { rec.RefundID, rec.chargeTID = id, rec.ChargeTID }
 
 // CreateRefund refunds a received Pix (see Refund). It needs that much available balance.
 //
@@ -199,13 +200,11 @@ func (t *txn) createRefund(x Transaction, correlationID string, value int64, com
 	if err := checkCentavos("value", value, true); err != nil { // 0: all that remains
 		return Refund{}, err
 	}
-	if prev, err := t.refundByCorrelationID(corr); err == nil {
-		if prev.TransactionEndToEndID != x.EndToEndID || value != 0 && value != prev.Value {
-			return Refund{}, conflict("correlationID", "a different refund with correlationID %q already exists", corr)
-		}
-		return prev, nil // a retry: nothing moves again
-	} else if ErrorCode(err) != ENOTFOUND {
-		return Refund{}, err
+	prev, ok, err := replay(t, collRefunds, "refund", corr, (*refundRecord).setID, func(prev refundRecord) bool {
+		return prev.TransactionEndToEndID == x.EndToEndID && (value == 0 || value == prev.Value)
+	}, "a different refund with correlationID %q already exists", corr)
+	if err != nil || ok {
+		return prev.Refund, err // a retry: nothing moves again
 	}
 	if x.Type != TransactionPayment {
 		return Refund{}, precondition("transactionEndToEndId", "only a received Pix can be refunded")

@@ -158,16 +158,14 @@ func (s *Service) TransferBetweenSubaccounts(ctx context.Context, p SubaccountTr
 	}
 	var tr SubaccountTransfer
 	err = s.update(ctx, func(t *txn) error {
-		tr = SubaccountTransfer{} // afresh on every run: the store may run this function again
-		id, err := t.getByKey(collSubaccountTransfers, "correlationID:"+cid, "transfer", &tr)
-		if ok, err := found(err); err != nil {
+		done, ok, err := replay(t, collSubaccountTransfers, "transfer", cid, func(tr *SubaccountTransfer, id string) { tr.ID = id },
+			func(tr SubaccountTransfer) bool {
+				return tr.Value == p.Value && tr.Origin.PixKey == from && tr.Destination.PixKey == to
+			},
+			"a different transfer with correlationID %q already exists", cid)
+		if err != nil || ok {
+			tr = done // a retry: nothing moves again
 			return err
-		} else if ok {
-			tr.ID = id
-			if tr.Value != p.Value || tr.Origin.PixKey != from || tr.Destination.PixKey != to {
-				return conflict("correlationID", "a different transfer with correlationID %q already exists", cid)
-			}
-			return nil
 		}
 		tr = SubaccountTransfer{ID: t.newID(), Value: p.Value, CorrelationID: cid, CreatedAt: t.now}
 		if tr.Origin, err = t.subaccount("fromPixKey", from); err != nil {
@@ -188,7 +186,7 @@ func (s *Service) TransferBetweenSubaccounts(ctx context.Context, p SubaccountTr
 		tr.Origin.Balance -= p.Value // as post left them, in this transaction
 		tr.Destination.Balance += p.Value
 		return t.insert(collSubaccountTransfers, tr.ID, "transfer", tr,
-			[]string{"correlationID:" + cid}, []store.Index{byCreation(t.now)})
+			[]string{correlationKey(cid)}, []store.Index{byCreation(t.now)})
 	})
 	return result(tr, err)
 }
@@ -290,18 +288,14 @@ func (s *Service) moveSubaccount(ctx context.Context, kind SubaccountMoveKind, p
 	}
 	var m SubaccountMove
 	err = s.update(ctx, func(t *txn) error {
-		m = SubaccountMove{} // afresh on every run: the store may run this function again
-		if cid != "" {
-			id, err := t.getByKey(collSubaccountMoves, "correlationID:"+cid, "subaccount move", &m)
-			if ok, err := found(err); err != nil {
-				return err
-			} else if ok {
-				m.ID = id
-				if m.Kind != kind || m.Subaccount.PixKey != key || m.Value != p.Value || m.Description != desc {
-					return conflict("correlationID", "a different subaccount debit or credit with correlationID %q already exists", cid)
-				}
-				return nil
-			}
+		done, ok, err := replay(t, collSubaccountMoves, "subaccount move", cid, func(m *SubaccountMove, id string) { m.ID = id },
+			func(m SubaccountMove) bool {
+				return m.Kind == kind && m.Subaccount.PixKey == key && m.Value == p.Value && m.Description == desc
+			},
+			"a different subaccount debit or credit with correlationID %q already exists", cid)
+		if err != nil || ok { // without a correlationID, never ok: each call moves money
+			m = done
+			return err
 		}
 		sa, err := t.subaccount("pixKey", key)
 		if err != nil {
@@ -334,7 +328,7 @@ func (s *Service) moveSubaccount(ctx context.Context, kind SubaccountMoveKind, p
 		}
 		var keys []string
 		if cid != "" {
-			keys = []string{"correlationID:" + cid}
+			keys = []string{correlationKey(cid)}
 		}
 		return t.insert(collSubaccountMoves, m.ID, "subaccount move", m, keys, []store.Index{byCreation(t.now)})
 	})

@@ -355,7 +355,7 @@ func (r subscriptionRecord) done() bool {
 	return r.InstallmentCount > 0 && r.Periods >= r.InstallmentCount
 }
 
-func (r subscriptionRecord) keys() []string { return []string{"correlationID:" + r.CorrelationID} }
+func (r subscriptionRecord) keys() []string { return []string{correlationKey(r.CorrelationID)} }
 
 func (r subscriptionRecord) indexes() []store.Index { return []store.Index{byCreation(r.CreatedAt)} }
 
@@ -372,7 +372,7 @@ func (s *Service) GetSubscription(ctx context.Context, id string) (Subscription,
 
 func (t *txn) findSubscription(id string) (subscriptionRecord, error) {
 	var r subscriptionRecord
-	rid, err := t.getByKey(collSubscriptions, "correlationID:"+id, "subscription", &r)
+	rid, err := t.getByKey(collSubscriptions, correlationKey(id), "subscription", &r)
 	if ok, err := found(err); err != nil {
 		return r, err
 	} else if ok {
@@ -522,7 +522,7 @@ func (t *txn) generateCharge(r subscriptionRecord, start time.Time) error {
 	}
 	_, err := t.createCharge(p)
 	if ErrorCode(err) == ECONFLICT && ErrorField(err) == "correlationID" {
-		c, ferr := t.chargeByKey("correlationID:" + p.CorrelationID)
+		c, ferr := t.chargeByKey(correlationKey(p.CorrelationID))
 		if ferr != nil {
 			return ferr
 		}

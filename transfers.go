@@ -54,16 +54,12 @@ func (s *Service) TransferBetweenAccounts(ctx context.Context, p CreateTransferP
 	}
 	var tr Transfer
 	err = s.update(ctx, func(t *txn) error {
-		tr = Transfer{} // afresh on every run: the store may run this function again
-		id, err := t.getByKey(collTransfers, "correlationID:"+cid, "transfer", &tr)
-		if ok, err := found(err); err != nil {
+		done, ok, err := replay(t, collTransfers, "transfer", cid, func(tr *Transfer, id string) { tr.ID = id },
+			func(tr Transfer) bool { return tr.Value == p.Value && tr.FromPixKey == from && tr.ToPixKey == to },
+			"a different transfer with correlationID %q already exists", cid)
+		if err != nil || ok {
+			tr = done // a retry: nothing moves again
 			return err
-		} else if ok {
-			tr.ID = id
-			if tr.Value != p.Value || tr.FromPixKey != from || tr.ToPixKey != to {
-				return conflict("correlationID", "a different transfer with correlationID %q already exists", cid)
-			}
-			return nil
 		}
 		co, err := t.loadCompany()
 		if err != nil {
@@ -90,7 +86,7 @@ func (s *Service) TransferBetweenAccounts(ctx context.Context, p CreateTransferP
 			Posting{Book: accountBook(dst.AccountID), Amount: p.Value}); err != nil {
 			return err
 		}
-		return t.insert(collTransfers, tr.ID, "transfer", tr, []string{"correlationID:" + cid}, []store.Index{byCreation(t.now)})
+		return t.insert(collTransfers, tr.ID, "transfer", tr, []string{correlationKey(cid)}, []store.Index{byCreation(t.now)})
 	})
 	return result(tr, err)
 }
@@ -99,7 +95,7 @@ func (s *Service) TransferBetweenAccounts(ctx context.Context, p CreateTransferP
 func (s *Service) GetTransfer(ctx context.Context, correlationID string) (Transfer, error) {
 	var tr Transfer
 	err := s.view(ctx, func(t *txn) error {
-		id, err := t.getByKey(collTransfers, "correlationID:"+correlationID, "transfer", &tr)
+		id, err := t.getByKey(collTransfers, correlationKey(correlationID), "transfer", &tr)
 		tr.ID = id
 		return err
 	})

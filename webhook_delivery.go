@@ -3,14 +3,10 @@ package payments
 import (
 	"cmp"
 	"context"
-	"crypto"
-	"crypto/hmac"
 	"crypto/rand"
 	"crypto/rsa"
-	"crypto/sha1"
 	"crypto/sha256"
 	"crypto/x509"
-	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"encoding/pem"
@@ -23,6 +19,7 @@ import (
 	"time"
 
 	"github.com/pixfoundry/payments/store"
+	"github.com/pixfoundry/payments/webhook"
 )
 
 // webhookCore is the delivery machinery all companies' Services share.
@@ -39,6 +36,7 @@ type webhookCore struct {
 	busy    map[string]chan struct{} // webhooks a pass of this process is delivering to; closed when it is done
 	serving int                      // ServeWebhooks workers running
 	key     *rsa.PrivateKey
+	signer  *webhook.Signer // signs with key; made with it
 	wakeups chan struct{}
 }
 
@@ -154,21 +152,10 @@ func (s *Service) RunWebhooks(ctx context.Context) error {
 // the start) to to, and the from of the page after it.
 func (s *Service) dueWebhooks(ctx context.Context, from, to string) (page []webhookQueued, next string, err error) {
 	err = s.view(ctx, func(t *txn) error {
-		page = nil
-		p, err := t.tx.List(collWebhookQueue, systemSpace, store.Query{Index: indexDue, From: from, To: to, Limit: webhookQueuePage, NoTotal: true})
-		if err != nil {
-			return internal(err)
-		}
-		for _, r := range p.Records {
-			var e webhookQueued
-			if err := decode(r, &e); err != nil {
-				return err
-			}
-			page = append(page, e)
-			last, _ := sortIn(r, indexDue)
-			next = last + "\x00"
-		}
-		return nil
+		var err error
+		page, next, err = keysetPageOf[webhookQueued](t, collWebhookQueue, systemSpace,
+			store.Query{Index: indexDue, From: from, To: to, Limit: webhookQueuePage, NoTotal: true})
+		return err
 	})
 	return page, next, err
 }
@@ -458,11 +445,12 @@ func (s *Service) sendWebhook(ctx context.Context, w Webhook, msgID string, body
 	if s.core.webhooks.sender == nil {
 		return WebhookResponse{}, errors.New("no WebhookSender configured")
 	}
-	key, err := s.webhookKey(ctx)
+	signer, err := s.webhookSigner(ctx)
 	if err != nil {
 		return WebhookResponse{}, &notSentError{err}
 	}
-	h, err := signWebhook(key, w, msgID, s.signedAt(), body)
+	h, err := signer.Headers(webhook.Delivery{ID: msgID, At: s.signedAt(), Secret: w.HMACSecretKey,
+		Authorization: w.Authorization, Body: body})
 	if err != nil {
 		return WebhookResponse{}, &notSentError{internal(err)}
 	}
@@ -498,47 +486,6 @@ func (s *Service) signedAt() time.Time {
 		return c.wall()
 	}
 	return s.now()
-}
-
-// signWebhook makes the headers of a delivery:
-//
-//   - webhook-id, webhook-timestamp (Unix seconds), webhook-signature: Standard Webhooks,
-//     "v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">" keyed with the base64-decoded
-//     part of hmacSecretKey after "whsec_".
-//   - x-webhook-signature: base64 RSA PKCS#1 v1.5 SHA-256 signature of the body with the
-//     current key of GET /api/v1/webhook/public-keys.
-//   - X-OpenPix-Signature: base64 HMAC-SHA1 of the body keyed with the whole hmacSecretKey
-//     string ("whsec_..." as text), the legacy header.
-//   - Authorization and x-openpix-authorization: the webhook's authorization, when set.
-func signWebhook(key *rsa.PrivateKey, w Webhook, msgID string, now time.Time, body []byte) (http.Header, error) {
-	h := http.Header{}
-	h.Set("Content-Type", "application/json")
-	h.Set("User-Agent", "payments-webhooks/1")
-	ts := strconv.FormatInt(now.Unix(), 10)
-	secret, err := base64.StdEncoding.DecodeString(w.HMACSecretKey[len("whsec_"):])
-	if err != nil {
-		return nil, err
-	}
-	mac := hmac.New(sha256.New, secret)
-	fmt.Fprintf(mac, "%s.%s.", msgID, ts)
-	mac.Write(body)
-	h.Set("webhook-id", msgID)
-	h.Set("webhook-timestamp", ts)
-	h.Set("webhook-signature", "v1,"+base64.StdEncoding.EncodeToString(mac.Sum(nil)))
-	sum := sha256.Sum256(body)
-	sig, err := rsa.SignPKCS1v15(nil, key, crypto.SHA256, sum[:])
-	if err != nil {
-		return nil, err
-	}
-	h.Set("x-webhook-signature", base64.StdEncoding.EncodeToString(sig))
-	legacy := hmac.New(sha1.New, []byte(w.HMACSecretKey))
-	legacy.Write(body)
-	h.Set("X-OpenPix-Signature", base64.StdEncoding.EncodeToString(legacy.Sum(nil)))
-	if w.Authorization != "" {
-		h.Set("Authorization", w.Authorization)
-		h.Set("x-openpix-authorization", w.Authorization)
-	}
-	return h, nil
 }
 
 // The signing key pair lives in the system space, made on first use.
@@ -621,8 +568,20 @@ func (s *Service) webhookKey(ctx context.Context) (*rsa.PrivateKey, error) {
 			return nil, err
 		}
 	}
-	wc.key = key
+	wc.key, wc.signer = key, webhook.NewSigner(key, 0)
 	return key, nil
+}
+
+// webhookSigner signs deliveries with the current key (see webhook.Signer: an event's body
+// is RSA-signed once however many webhooks it goes to).
+func (s *Service) webhookSigner(ctx context.Context) (*webhook.Signer, error) {
+	if _, err := s.webhookKey(ctx); err != nil {
+		return nil, err
+	}
+	wc := s.core.webhooks
+	wc.mu.Lock()
+	defer wc.mu.Unlock()
+	return wc.signer, nil
 }
 
 // WebhookPublicKey is a key that verifies x-webhook-signature, as GET
@@ -656,28 +615,22 @@ func newJSONEncoder(w io.Writer) *json.Encoder {
 	return enc
 }
 
-// auditWebhookSent appends sent to the webhookSent audit of the Pix ev carries, when it
-// carries one (the events whose payload has "pix": TRANSACTION_RECEIVED, CHARGE_COMPLETED,
-// CHARGE_COMPLETED_NOT_SAME_CUSTOMER_PAYER), in t. It reads the transaction afresh, so a
-// rerun of t appends once.
+// auditWebhookSent appends sent to the webhookSent audit of the Pix ev carries, when its
+// row of the catalogue (eventSpec.pixOf) says it carries one, in t. It reads the
+// transaction afresh, so a rerun of t appends once.
 func (t *txn) auditWebhookSent(ev Event, sent WebhookSent) error {
-	switch ev.Name {
-	case t.svc.EventName(EventTransactionReceived), t.svc.EventName(EventChargeCompleted), t.svc.EventName(EventChargeNotSamePayer):
-	default:
+	spec, ok := t.svc.eventOf(ev.Name)
+	if !ok || spec.pixOf == nil {
 		return nil
 	}
-	var body struct {
-		Pix *struct {
-			EndToEndID string `json:"endToEndId"`
-		} `json:"pix"`
-	}
-	if err := json.Unmarshal(ev.Data, &body); err != nil {
+	e2e, err := spec.pixOf(ev.Data)
+	if err != nil {
 		return internal(err)
 	}
-	if body.Pix == nil || body.Pix.EndToEndID == "" {
+	if e2e == "" {
 		return nil
 	}
-	x, err := t.transactionByEndToEnd(body.Pix.EndToEndID)
+	x, err := t.transactionByEndToEnd(e2e)
 	if ok, err := found(err); err != nil || !ok {
 		return err
 	}

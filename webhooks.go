@@ -58,6 +58,12 @@ const (
 	// wait for the next pass.
 	webhookPerPass = 1000
 	maxWebhookURL  = 2048
+
+	// DefaultMaxWebhooksPerEvent is how many active webhooks a company may have on one
+	// event unless Options.MaxWebhooksPerEvent says otherwise. Every event queues its
+	// webhooks inside the transaction that emits it, on the writer all companies share, so
+	// the bound keeps one company's fan-out from holding up the others' writes.
+	DefaultMaxWebhooksPerEvent = 100
 )
 
 // WebhookSender carries a signed delivery to its receiver: httpadapter.NewWebhookSender
@@ -143,7 +149,16 @@ type webhookQueued struct {
 
 func webhookQueueID(company, id string) string { return company + "|" + id }
 
-func webhookEventIndex(event string) string { return "event:" + event }
+// A company's active webhooks on one event are in one of two indexes, by creation:
+// webhookWakeIndex while they have no queue entry (the ones an event of that name must
+// queue), webhookQueuedIndex while they have one. An event reads only the first, so the
+// webhooks already queued cost it nothing; the two totals add up to the active webhooks
+// on the event (MaxWebhooksPerEvent). A store written by a version without the queued
+// index has every active webhook in the wake index, queued or not: there each counts once
+// as well, and a queued one moves to the queued index when an event reads it.
+func webhookWakeIndex(event string) string { return "event:" + event }
+
+func webhookQueuedIndex(event string) string { return "queued:" + event }
 
 const indexWebhookURL = "url"
 
@@ -202,7 +217,9 @@ func (p CreateWebhookParams) check(s *Service) (CreateWebhookParams, error) {
 // {"data_criacao","evento":"teste_webhook","event"}, signed like a delivery) with a 2xx
 // within the per-attempt timeout, or nothing is stored and the error (EINVALID, field url)
 // says why. Without a WebhookSender in Options a URL webhook is ENOTIMPLEMENTED; an e-mail
-// webhook (Email) needs only the Mailer.
+// webhook (Email) needs only the Mailer. An active webhook past the company's limit on its
+// event (Options.MaxWebhooksPerEvent) is EPRECONDITION on "event", before any test call;
+// deleting one of them makes room.
 func (s *Service) CreateWebhook(ctx context.Context, p CreateWebhookParams) (Webhook, error) {
 	p, err := p.check(s)
 	if err != nil {
@@ -211,9 +228,17 @@ func (s *Service) CreateWebhook(ctx context.Context, p CreateWebhookParams) (Web
 	if s.core.webhooks.sender == nil && p.Email == "" {
 		return Webhook{}, &Error{Code: ENOTIMPLEMENTED, Message: "webhook delivery is not configured (Options.WebhookSender)"}
 	}
+	active := p.IsActive == nil || *p.IsActive
+	if active {
+		// refused before the test call, which a refused webhook would make for nothing;
+		// the update checks again, in the transaction that stores it
+		if err := s.view(ctx, func(t *txn) error { return t.checkWebhookRoom(p.Event) }); err != nil {
+			return Webhook{}, err
+		}
+	}
 	secret := make([]byte, 24)
 	s.core.ids.read(secret)
-	w := Webhook{Name: p.Name, Event: p.Event, URL: p.URL, Email: p.Email, Authorization: p.Authorization, IsActive: p.IsActive == nil || *p.IsActive,
+	w := Webhook{Name: p.Name, Event: p.Event, URL: p.URL, Email: p.Email, Authorization: p.Authorization, IsActive: active,
 		HMACSecretKey: "whsec_" + base64.StdEncoding.EncodeToString(secret)}
 	if err := s.testWebhook(ctx, w); err != nil {
 		return Webhook{}, err
@@ -222,6 +247,11 @@ func (s *Service) CreateWebhook(ctx context.Context, p CreateWebhookParams) (Web
 		rec := webhookRecord{Webhook: w}
 		rec.ID = base64.URLEncoding.EncodeToString([]byte("Webhook:" + t.newID()))
 		rec.CreatedAt, rec.UpdatedAt = t.now, t.now
+		if rec.IsActive {
+			if err := t.checkWebhookRoom(rec.Event); err != nil {
+				return err
+			}
+		}
 		last, err := t.lastSeq()
 		if err != nil {
 			return err
@@ -234,6 +264,33 @@ func (s *Service) CreateWebhook(ctx context.Context, p CreateWebhookParams) (Web
 		return nil
 	})
 	return w, err
+}
+
+// maxWebhooksPerEvent is Options.MaxWebhooksPerEvent, or its default.
+func (s *Service) maxWebhooksPerEvent() int {
+	if n := s.core.maxWebhooksPerEvent; n > 0 {
+		return n
+	}
+	return DefaultMaxWebhooksPerEvent
+}
+
+// checkWebhookRoom answers EPRECONDITION on "event" when the company has as many active
+// webhooks on event as it may have. It counts them from the two indexes' totals, without
+// reading the webhooks; a store keeps what it counted unchanged until t commits, so two
+// creates at once cannot both take the last place.
+func (t *txn) checkWebhookRoom(event string) error {
+	n := 0
+	for _, ix := range []string{webhookWakeIndex(event), webhookQueuedIndex(event)} {
+		p, err := t.tx.List(collWebhooks, t.company, store.Query{Index: ix}) // Limit 0: the total only
+		if err != nil {
+			return internal(err)
+		}
+		n += p.Total
+	}
+	if limit := t.svc.maxWebhooksPerEvent(); n >= limit {
+		return precondition("event", "a company may have at most %d active webhooks on one event, and has %d on %s: delete one to add another", limit, n, event)
+	}
+	return nil
 }
 
 // testWebhook makes the test call of a new webhook with a URL: a 2xx within the timeout,
@@ -273,12 +330,16 @@ func (t *txn) lastSeq() (uint64, error) {
 }
 
 // putWebhook stores rec with its indexes: every webhook by creation and by url; the active
-// ones by event, where emit finds them.
+// ones by event, in the wake index while unqueued (where emit finds them) and in the
+// queued index while queued.
 func (t *txn) putWebhook(rec *webhookRecord, isNew bool) error {
 	oid := webhookObjectID(rec.ID)
 	ix := []store.Index{byCreationThen(rec.CreatedAt, oid), {Name: indexWebhookURL, Sort: rec.URL + "\x00" + sortTime(rec.CreatedAt) + oid}}
-	if rec.IsActive {
-		ix = append(ix, store.Index{Name: webhookEventIndex(rec.Event), Sort: sortTime(rec.CreatedAt)})
+	switch {
+	case rec.IsActive && rec.Queued:
+		ix = append(ix, store.Index{Name: webhookQueuedIndex(rec.Event), Sort: sortTime(rec.CreatedAt)})
+	case rec.IsActive:
+		ix = append(ix, store.Index{Name: webhookWakeIndex(rec.Event), Sort: sortTime(rec.CreatedAt)})
 	}
 	if isNew {
 		return t.insert(collWebhooks, rec.ID, "webhook", rec, nil, ix)
@@ -389,14 +450,16 @@ func (t *txn) insertAttempt(a WebhookAttempt) error {
 }
 
 // wakeWebhooks queues, in t, every active webhook of the company subscribed to event that
-// has no queue entry yet. emitJSON calls it with each event. It reads the webhooks a page
-// at a time to the last: a company may have more than a page of them on one event, and a
-// webhook past the first page was never queued, so it never received anything. Queueing
-// does not move a webhook in the index (by creation time), so the pages do not shift.
+// has no queue entry yet. emitJSON calls it with each event, inside the emitting
+// transaction, on the writer every company shares, so it reads only the webhooks it must
+// queue (the wake index): a queued webhook will find the event after its cursor when its
+// turn comes, and costs the event nothing. Queueing a webhook takes it off the wake index,
+// so each page is read from the start, until one comes back short; a company may have more
+// than a page of webhooks on one event (Options.MaxWebhooksPerEvent above MaxLimit).
 func (t *txn) wakeWebhooks(event string) error {
 	woke := false
-	for skip := 0; ; skip += MaxLimit {
-		p, err := t.tx.List(collWebhooks, t.company, store.Query{Index: webhookEventIndex(event), Skip: skip, Limit: MaxLimit, NoTotal: true})
+	for {
+		p, err := t.tx.List(collWebhooks, t.company, store.Query{Index: webhookWakeIndex(event), Limit: MaxLimit, NoTotal: true})
 		if err != nil {
 			return internal(err)
 		}
@@ -406,13 +469,17 @@ func (t *txn) wakeWebhooks(event string) error {
 				return err
 			}
 			if rec.Queued {
+				// written without the queued index: stored again, it moves there
+				if err := t.putWebhook(&rec, false); err != nil {
+					return err
+				}
 				continue
 			}
 			if err := t.queueWebhook(&rec, t.now); err != nil {
 				return err
 			}
+			woke = true
 		}
-		woke = woke || len(p.Records) > 0
 		if len(p.Records) < MaxLimit {
 			break
 		}

@@ -578,15 +578,15 @@ func (c *countingSender) SendWebhook(_ context.Context, r payments.WebhookReques
 }
 
 // TestService_Webhooks_MoreThanAPage: a company with more webhooks on one event than a
-// page of MaxLimit gets the event to every one of them; the last was never queued, so it
-// never received anything.
+// page of MaxLimit (a limit raised past it) gets the event to every one of them; the last
+// was never queued, so it never received anything.
 func TestService_Webhooks_MoreThanAPage(t *testing.T) {
 	is := is.New(t)
 	snd := &countingSender{byURL: map[string]int{}}
-	svc, err := payments.New(memory.New(), payments.Options{Clock: payments.NewManualClock(t0), WebhookSender: snd,
-		DefaultCompany: payments.CompanyParams{Name: "Loja", PixKey: "pix@loja.example.com"}})
-	is.NoErr(err)
 	const n = payments.MaxLimit + 2
+	svc, err := payments.New(memory.New(), payments.Options{Clock: payments.NewManualClock(t0), WebhookSender: snd,
+		DefaultCompany: payments.CompanyParams{Name: "Loja", PixKey: "pix@loja.example.com"}, MaxWebhooksPerEvent: n})
+	is.NoErr(err)
 	for i := range n {
 		_, err := svc.CreateWebhook(ctx, payments.CreateWebhookParams{URL: fmt.Sprintf("https://hooks.example.com/%d", i),
 			Event: svc.EventName(payments.EventChargeCreated)})

@@ -216,18 +216,8 @@ func (s *Service) WithdrawFromSubaccount(ctx context.Context, pixKey string, val
 // ok says there is one, and it is the one asked for again (same); a withdrawal under corr
 // that is not the same is a conflict.
 func (t *txn) withdrawalRetried(corr string, same func(Withdrawal) bool) (Withdrawal, bool, error) {
-	if corr == "" {
-		return Withdrawal{}, false, nil
-	}
-	var w Withdrawal
-	_, err := t.getByKey(collWithdrawals, "correlationID:"+corr, "withdrawal", &w)
-	if ok, err := found(err); err != nil || !ok {
-		return Withdrawal{}, false, err
-	}
-	if !same(w) {
-		return Withdrawal{}, false, conflict("correlationID", "a withdrawal with correlationID %q already exists, from another account or of another value", corr)
-	}
-	return w, true, nil
+	return replay(t, collWithdrawals, "withdrawal", corr, nil, same,
+		"a withdrawal with correlationID %q already exists, from another account or of another value", corr)
 }
 
 // createWithdrawal records a withdrawal CREATED, its WITHDRAW transaction and its order
@@ -256,7 +246,7 @@ func (t *txn) createWithdrawal(w Withdrawal, src holdSource) (Withdrawal, error)
 }
 
 // keys are a withdrawal's unique keys: its correlationID.
-func (w Withdrawal) keys() []string { return []string{"correlationID:" + w.CorrelationID} }
+func (w Withdrawal) keys() []string { return []string{correlationKey(w.CorrelationID)} }
 
 func (t *txn) withdrawal(id string) (Withdrawal, error) {
 	var w Withdrawal
