@@ -296,3 +296,76 @@ func (s *Service) UpdateCustomer(ctx context.Context, correlationID string, u Cu
 	})
 	return c, err
 }
+
+// linkCustomer finds the customer with the params' correlationID or tax ID, or creates it.
+// The charge carries the customer as sent for this charge (name, e-mail, phone, address),
+// under the stored customer's correlationID; linking does not rewrite the stored customer.
+// A tax ID sent with the correlationID of a customer must be that customer's, and not
+// another's: otherwise (ECONFLICT on customer.taxID) the charge would be listed as one
+// customer's while carrying the tax ID of another, which payer checks and cashback read.
+func (t *txn) linkCustomer(p CreateCustomerParams) (Customer, error) {
+	cand, err := p.customer(t, "customer.")
+	if err != nil {
+		return Customer{}, err
+	}
+	var keys []string
+	if p.CorrelationID != "" {
+		keys = append(keys, correlationKey(cand.CorrelationID))
+	}
+	if cand.TaxID != nil {
+		keys = append(keys, "taxID:"+cand.TaxID.TaxID)
+	}
+	for _, key := range keys {
+		existing, err := t.findCustomerByKey(key)
+		if ok, err := found(err); err != nil {
+			return Customer{}, err
+		} else if !ok {
+			continue
+		}
+		if err := t.sameTaxID(existing, cand.TaxID); err != nil {
+			return Customer{}, err
+		}
+		cand.ID, cand.CorrelationID = existing.ID, existing.CorrelationID
+		if cand.TaxID == nil {
+			cand.TaxID = existing.TaxID
+		}
+		return cand.snapshot(), nil
+	}
+	c, err := t.createCustomer("customer.", p)
+	return c.snapshot(), err
+}
+
+// sameTaxID checks that the tax ID sent for a charge's customer, if any, can be the tax ID
+// of the stored customer existing: its own, or, when it has none, no other customer's.
+func (t *txn) sameTaxID(existing Customer, sent *TaxID) error {
+	switch {
+	case sent == nil:
+		return nil
+	case existing.TaxID != nil:
+		if existing.TaxID.TaxID != sent.TaxID {
+			return conflict("customer.taxID", "customer %q has another taxID than %s", existing.CorrelationID, sent.TaxID)
+		}
+		return nil
+	}
+	other, err := t.findCustomerByKey("taxID:" + sent.TaxID)
+	if ok, err := found(err); err != nil || !ok {
+		return err
+	}
+	if other.ID != existing.ID {
+		return conflict("customer.taxID", "taxID %s is customer %q's, not %q's", sent.TaxID, other.CorrelationID, existing.CorrelationID)
+	}
+	return nil
+}
+
+func (t *txn) findCustomerByKey(key string) (Customer, error) {
+	var c Customer
+	id, err := t.getByKey(collCustomers, key, "customer", &c)
+	c.ID = id
+	return c, err
+}
+
+// snapshot is the customer as a charge carries it.
+func (c Customer) snapshot() Customer {
+	c.CreatedAt, c.UpdatedAt = time.Time{}, time.Time{}
+	return c
+}

@@ -336,19 +336,23 @@ func (s *Service) loadDuePage(ctx context.Context, from, to string) <-chan dueBa
 	return out
 }
 
+// dueWork is, by kind of due entry, the work it stands for, done in the transaction of the
+// entry's company with the entry's id. A new kind of due work is a row here and its
+// function in its noun's file.
+var dueWork = map[string]func(t *txn, id string) error{
+	dueExpiries:     func(t *txn, _ string) error { return t.expireCompany() }, // a company's charges, below
+	dueExpiry:       (*txn).expireDue,                                          // one charge, below
+	dueSubscription: (*txn).generateDue,                                        // subscriptions.go
+}
+
 // handleDue does the work of due entries, each in the company it names, in t.
 func (t *txn) handleDue(entries ...dueEntry) error {
 	for _, e := range entries {
 		co := &txn{svc: &Service{core: t.svc.core, company: e.Company}, tx: t.tx, company: e.Company, now: t.now, preps: t.preps, dueAgain: t.dueAgain}
 		var err error
-		switch e.Kind {
-		case dueExpiries:
-			err = co.expireCompany()
-		case dueExpiry:
-			err = co.expireDue(e.ID)
-		case dueSubscription:
-			err = co.generateDue(e.ID)
-		default:
+		if work, ok := dueWork[e.Kind]; ok {
+			err = work(co, e.ID)
+		} else { // a kind this version does no work for: the entry goes
 			err = storeErr(t.tx.Delete(collDueQueue, systemSpace, dueEntryID(e.Kind, e.Company, e.ID)), "due entry")
 		}
 		t.afterCommit = append(t.afterCommit, co.afterCommit...)

@@ -2,13 +2,16 @@ package payments
 
 import (
 	"cmp"
+	"context"
 	"slices"
+	"time"
 
 	"github.com/pixfoundry/payments/store"
 )
 
 // A charge past its expiry time shows EXPIRED on every read, but stays ACTIVE in the store
-// until the periodic pass (RunDue) records it. Reads never write, so a
+// until the periodic pass (RunDue, through the due queue) or ExpireCharges, below, records
+// it. Reads never write, so a
 // list filtered by status corrects its page by the charges that are due and not yet
 // recorded: they leave an ACTIVE list and join an EXPIRED one, in their place by creation.
 // That costs a read of those charges, which the periodic pass keeps few.
@@ -123,4 +126,72 @@ func listOrder(q store.Query, a, b Charge) int {
 		return -c
 	}
 	return c
+}
+
+// expireBatch is how many charges one expiry transaction records.
+const expireBatch = 500
+
+// ExpireCharges records as EXPIRED every ACTIVE charge of this company whose expiry time
+// has passed, with one CHARGE_EXPIRED event each, and returns how many it recorded. Reads
+// already show such charges as EXPIRED; this makes it permanent, once. It costs one index
+// seek when nothing is due. RunDue does the same for every company through the due queue
+// (due.go); both record a charge once, whichever comes first.
+//
+// It is not one transaction: it records up to 500 charges per transaction, so a failure
+// leaves the batches before it recorded, and running it again finishes the rest.
+func (s *Service) ExpireCharges(ctx context.Context) (int, error) {
+	total := 0
+	for {
+		var due []Charge
+		err := s.view(ctx, func(t *txn) error {
+			var err error
+			due, _, err = t.dueCharges(1)
+			return err
+		})
+		if err != nil || len(due) == 0 {
+			return total, err
+		}
+		n := 0
+		err = s.update(ctx, func(t *txn) error {
+			var err error
+			n, err = t.expireCharges(expireBatch) // afresh on every run: the store may run this again
+			return err
+		})
+		total += n
+		if err != nil || n < expireBatch {
+			return total, err
+		}
+	}
+}
+
+// expireCharges records EXPIRED, with its event, each of up to limit ACTIVE charges of
+// the company whose expiry time is not after now, earliest first, and returns how many.
+func (t *txn) expireCharges(limit int) (int, error) {
+	due, _, err := t.dueCharges(limit)
+	if err != nil {
+		return 0, err
+	}
+	for _, c := range due {
+		if err := t.expireCharge(c); err != nil {
+			return 0, err
+		}
+	}
+	return len(due), nil
+}
+
+// expireCharge records the ACTIVE charge c, whose time is up, EXPIRED, with its event.
+func (t *txn) expireCharge(c Charge) error {
+	c.Status = ChargeExpired
+	if err := t.saveCharge(&c); err != nil {
+		return err
+	}
+	t.present(&c)
+	return t.emitCharge(EventChargeExpired, c)
+}
+
+// dueCharges returns up to limit ACTIVE charges whose expiry time is not after now, and,
+// when limit is 0, how many there are (a count costs a walk of them all).
+func (t *txn) dueCharges(limit int) ([]Charge, int, error) {
+	q := store.Query{Index: indexExpiry, To: sortTime(t.now.Add(time.Nanosecond)), Limit: limit, NoTotal: limit > 0}
+	return list(t, collCharges, q, func(c *Charge, id string) { c.ID = id })
 }

@@ -351,15 +351,20 @@ func (t *txn) settleOrder(o order, st Settlement) error {
 	if err := t.routeSettled(o); err != nil {
 		return err
 	}
-	switch o.Kind {
-	case OrderRefund:
-		return t.refundSettled(o)
-	case OrderPayment:
-		return t.paymentSettled(o)
-	case OrderWithdrawal:
-		return t.withdrawalSettled(o)
+	settled, ok := orderOwners[o.Kind]
+	if !ok {
+		return internal(fmt.Errorf("order %s: unknown kind %q", o.ID, o.Kind))
 	}
-	return internal(fmt.Errorf("order %s: unknown kind %q", o.ID, o.Kind))
+	return settled(t, o)
+}
+
+// orderOwners are, by kind, the nouns that make orders: each records the outcome of its
+// order and writes its events in the transaction that settles it. A new kind of order is a
+// row here and its owner's function in its own file.
+var orderOwners = map[OrderKind]func(*txn, order) error{
+	OrderRefund:     (*txn).refundSettled,     // refunds.go (cashback's too)
+	OrderPayment:    (*txn).paymentSettled,    // payments_out.go
+	OrderWithdrawal: (*txn).withdrawalSettled, // withdrawals.go
 }
 
 // claimOrder takes a due order for one more attempt: it bumps Attempts and moves its due
