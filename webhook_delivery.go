@@ -3,17 +3,11 @@ package payments
 import (
 	"cmp"
 	"context"
-	"crypto/rand"
 	"crypto/rsa"
-	"crypto/sha256"
-	"crypto/x509"
-	"encoding/hex"
 	"encoding/json"
-	"encoding/pem"
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"strconv"
 	"sync"
 	"time"
@@ -355,87 +349,6 @@ func (s *Service) claimWebhookEvent(ctx context.Context, id string) (webhookReco
 	return rec, ev, ok, err
 }
 
-// recordWebhookAttempt records the outcome of sending ev and moves the webhook on:
-// delivered (the cursor passes it), retried later, given up, or the webhook disabled (410).
-// failure is empty when the receiver took it (a 2xx, or the Mailer accepted the e-mail).
-// lease is the claim's lease ("" without leases): the outcome ends the webhook's lease
-// only if it is still that one. A lease that ran out and was claimed by another process
-// stays with that process until its own outcome, so no process claims the next event
-// while the other still delivers this one.
-func (s *Service) recordWebhookAttempt(ctx context.Context, id, lease string, ev Event, res WebhookResponse, failure string, took time.Duration) (bool, error) {
-	var delivered bool
-	var recorded *WebhookAttempt
-	err := s.update(ctx, func(t *txn) error {
-		delivered, recorded = false, nil
-		var rec webhookRecord
-		if ok, err := found(t.get(collWebhooks, id, "webhook", &rec)); err != nil || !ok {
-			return err // deleted meanwhile
-		}
-		ours := rec.Lease == lease
-		if ours {
-			rec.LeasedUntil, rec.Lease = time.Time{}, "" // the outcome ends this claim's lease
-		}
-		if rec.Cursor >= ev.Seq { // another process recorded it, after this claim's lease ran out
-			if !ours || lease == "" {
-				return nil
-			}
-			return t.queueWebhook(&rec, t.now) // free the webhook for its next event
-		}
-		a := WebhookAttempt{WebhookID: id, Seq: ev.Seq, Event: ev.Name, Attempt: rec.Failures + 1, Time: t.now, Status: res.Status, Duration: took, Error: failure}
-		switch {
-		case a.Error == "":
-			a.Outcome, delivered = "delivered", true
-			rec.Cursor, rec.Failures = ev.Seq, 0
-		case res.Status == http.StatusGone:
-			a.Outcome = "disabled"
-			rec.IsActive, rec.UpdatedAt, rec.Failures = false, t.now, 0
-		case a.Attempt >= s.core.webhooks.attempts:
-			a.Outcome, delivered = "gave_up", true
-			rec.Cursor, rec.Failures = ev.Seq, 0
-		default:
-			a.Outcome = "retry"
-			rec.Failures++
-		}
-		a.ID = t.newID()
-		if err := t.insertAttempt(a); err != nil {
-			return err
-		}
-		recorded = &a
-		switch a.Outcome {
-		case "delivered", "gave_up":
-			sent := WebhookSent{Event: ev.Name, Status: WebhookSentSuccess, Time: t.now, IsRetry: a.Attempt > 1}
-			if a.Outcome == "gave_up" {
-				sent.Status = WebhookSentFailed
-			}
-			if err := t.auditWebhookSent(ev, sent); err != nil {
-				return err
-			}
-		}
-		next := t.now
-		switch a.Outcome {
-		case "disabled":
-			return t.unqueueWebhook(&rec)
-		case "retry":
-			next = t.now.Add(webhookBackoff(rec.Failures, res.RetryAfter))
-		}
-		if rec.LeasedUntil.After(next) {
-			next = rec.LeasedUntil // another process's lease: out of sight until it ends
-		}
-		return t.queueWebhook(&rec, next)
-	})
-	if err == nil && recorded != nil && s.core.webhooks.onAttempt != nil {
-		s.core.webhooks.onAttempt(*recorded)
-	}
-	return delivered, err
-}
-
-// webhookBackoff is the wait after the n-th failure of an event: 10 s × 2^(n-1), or the
-// receiver's Retry-After when longer.
-func webhookBackoff(n int, retryAfter time.Duration) time.Duration {
-	d := webhookRetryBase << min(n-1, 20)
-	return max(d, retryAfter)
-}
-
 // sendWebhook signs body for w and sends it, bounded by the per-attempt timeout. Signing
 // reads the signing key from the store; when that fails, nothing is sent and the error is
 // a *notSentError: the Service's failure, not the receiver's, which callers do not record
@@ -488,152 +401,9 @@ func (s *Service) signedAt() time.Time {
 	return s.now()
 }
 
-// The signing key pair lives in the system space, made on first use.
-const (
-	collWebhookKeys = "webhook_keys"
-	webhookKeyBits  = 2048
-	currentKeyID    = "current"
-)
-
-type storedKey struct {
-	PEM string `json:"pem"` // PKCS#8 private key
-}
-
-// webhookKey is the current signing key, generated and stored on first use.
-func (s *Service) webhookKey(ctx context.Context) (*rsa.PrivateKey, error) {
-	wc := s.core.webhooks
-	wc.mu.Lock()
-	defer wc.mu.Unlock()
-	if wc.key != nil {
-		return wc.key, nil
-	}
-	read := func(t *txn) (*rsa.PrivateKey, error) {
-		r, err := t.tx.Get(collWebhookKeys, systemSpace, currentKeyID)
-		if errors.Is(err, store.ErrNotFound) {
-			return nil, nil
-		} else if err != nil {
-			return nil, internal(err)
-		}
-		var k storedKey
-		if err := decode(r, &k); err != nil {
-			return nil, err
-		}
-		b, _ := pem.Decode([]byte(k.PEM))
-		if b == nil {
-			return nil, errors.New("webhook key: bad PEM")
-		}
-		pk, err := x509.ParsePKCS8PrivateKey(b.Bytes)
-		if err != nil {
-			return nil, err
-		}
-		rk, ok := pk.(*rsa.PrivateKey)
-		if !ok {
-			return nil, errors.New("webhook key: not RSA")
-		}
-		return rk, nil
-	}
-	var key *rsa.PrivateKey
-	err := s.view(ctx, func(t *txn) error {
-		var err error
-		key, err = read(t)
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	if key == nil {
-		gen, err := rsa.GenerateKey(rand.Reader, webhookKeyBits) // outside the transaction: it may run twice
-		if err != nil {
-			return nil, internal(err)
-		}
-		der, err := x509.MarshalPKCS8PrivateKey(gen)
-		if err != nil {
-			return nil, internal(err)
-		}
-		data, err := json.Marshal(storedKey{PEM: string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}))})
-		if err != nil {
-			return nil, internal(err)
-		}
-		err = s.update(ctx, func(t *txn) error {
-			key = nil
-			got, err := read(t)
-			if err != nil || got != nil {
-				key = got // another process made it first
-				return err
-			}
-			key = gen
-			return storeErr(t.tx.Insert(collWebhookKeys, systemSpace, store.Record{ID: currentKeyID, Data: data}), "webhook key")
-		})
-		if err != nil {
-			return nil, err
-		}
-	}
-	wc.key, wc.signer = key, webhook.NewSigner(key, 0)
-	return key, nil
-}
-
-// webhookSigner signs deliveries with the current key (see webhook.Signer: an event's body
-// is RSA-signed once however many webhooks it goes to).
-func (s *Service) webhookSigner(ctx context.Context) (*webhook.Signer, error) {
-	if _, err := s.webhookKey(ctx); err != nil {
-		return nil, err
-	}
-	wc := s.core.webhooks
-	wc.mu.Lock()
-	defer wc.mu.Unlock()
-	return wc.signer, nil
-}
-
-// WebhookPublicKey is a key that verifies x-webhook-signature, as GET
-// /api/v1/webhook/public-keys serves it.
-type WebhookPublicKey struct {
-	KeyIdentifier string `json:"key_identifier"` // hex SHA-256 of the DER SubjectPublicKeyInfo
-	Key           string `json:"key"`            // PEM "PUBLIC KEY"
-	IsCurrent     bool   `json:"is_current"`
-}
-
-// WebhookPublicKeys returns the keys that verify x-webhook-signature (one: there is no
-// rotation yet), generating the key pair on first use.
-func (s *Service) WebhookPublicKeys(ctx context.Context) ([]WebhookPublicKey, error) {
-	key, err := s.webhookKey(ctx)
-	if err != nil {
-		return nil, err
-	}
-	der, err := x509.MarshalPKIXPublicKey(&key.PublicKey)
-	if err != nil {
-		return nil, internal(err)
-	}
-	sum := sha256.Sum256(der)
-	return []WebhookPublicKey{{KeyIdentifier: hex.EncodeToString(sum[:]),
-		Key: string(pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der})), IsCurrent: true}}, nil
-}
-
 // newJSONEncoder is a JSON encoder that leaves <, > and & as they are.
 func newJSONEncoder(w io.Writer) *json.Encoder {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	return enc
-}
-
-// auditWebhookSent appends sent to the webhookSent audit of the Pix ev carries, when its
-// row of the catalogue (eventSpec.pixOf) says it carries one, in t. It reads the
-// transaction afresh, so a rerun of t appends once.
-func (t *txn) auditWebhookSent(ev Event, sent WebhookSent) error {
-	spec, ok := t.svc.eventOf(ev.Name)
-	if !ok || spec.pixOf == nil {
-		return nil
-	}
-	e2e, err := spec.pixOf(ev.Data)
-	if err != nil {
-		return internal(err)
-	}
-	if e2e == "" {
-		return nil
-	}
-	x, err := t.transactionByEndToEnd(e2e)
-	if ok, err := found(err); err != nil || !ok {
-		return err
-	}
-	x.WebhookSent = append(x.WebhookSent, sent)
-	return t.saveTransaction(x)
 }
