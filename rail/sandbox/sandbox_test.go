@@ -202,42 +202,7 @@ func TestAccountFailure(t *testing.T) {
 	}
 }
 
-func TestRail_Invalid(t *testing.T) {
-	good := payOrder("o1", 100, "ana@example.com")
-	cases := []struct {
-		name  string
-		edit  func(*rail.PixOrder)
-		field string
-	}{
-		{"NoID", func(o *rail.PixOrder) { o.ID = "" }, "id"},
-		{"ZeroValue", func(o *rail.PixOrder) { o.Value = 0 }, "value"},
-		{"NoSentAt", func(o *rail.PixOrder) { o.SentAt = time.Time{} }, "sentAt"},
-		{"UnknownKind", func(o *rail.PixOrder) { o.Kind = "GIFT" }, "kind"},
-		{"PaymentWithoutKey", func(o *rail.PixOrder) { o.Key = "" }, "key"},
-		{"RefundWithoutEndToEndID", func(o *rail.PixOrder) { o.Kind = rail.OrderRefund }, "endToEndId"},
-	}
-	r := sandbox.New(nil, 0)
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			is := is.New(t)
-			o := good
-			tc.edit(&o)
-			_, err := r.Send(ctx, o)
-			is.Equal(invalidField(err), tc.field) // an order the Service never makes
-			_, err = r.Status(ctx, o)
-			is.Equal(invalidField(err), tc.field) // Status checks the same
-		})
-	}
-	t.Run("Canceled", func(t *testing.T) {
-		is := is.New(t)
-		cctx, cancel := context.WithCancel(ctx)
-		cancel()
-		_, err := r.Send(cctx, good)
-		is.True(errors.Is(err, context.Canceled)) // a canceled context is not an internal fault
-		_, refused := rail.AsRefused(err)
-		is.True(!refused) // nor a refusal
-	})
-}
+// Invalid orders and ended contexts: railtest.Run (TestConformance) checks every case.
 
 func TestRail_ResolveKey(t *testing.T) {
 	is := is.New(t)
