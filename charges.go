@@ -42,7 +42,6 @@ const (
 	DefaultChargeExpiresIn = 86400            // seconds, as the real API's examples
 	MinChargeExpiresIn     = 900              // 15 minutes
 	MaxChargeExpiresIn     = 10 * 365 * 86400 // 10 years
-	MaxChargeValue         = 999_999_999_999  // the largest amount a BR Code can carry (9999999999.99)
 	MaxComment             = 140
 	MaxAdditionalInfo      = 20
 )

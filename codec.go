@@ -1,6 +1,7 @@
 package payments
 
 import (
+	"encoding/json"
 	"fmt"
 
 	gojson "github.com/goccy/go-json"
@@ -32,4 +33,18 @@ func encode(id string, v any, keys []string, indexes []store.Index) (store.Recor
 		return store.Record{}, fmt.Errorf("encode %s: %w", id, err)
 	}
 	return store.Record{ID: id, Data: data, Keys: keys, Indexes: indexes}, nil
+}
+
+// jsonAppender is a value that writes its own JSON, byte for byte what encoding/json
+// writes for it. encode and emit use it when a value has it.
+type jsonAppender interface {
+	appendJSON(b []byte) []byte
+}
+
+// marshal is json.Marshal, through appendJSON when v has it.
+func marshal(v any) ([]byte, error) {
+	if a, ok := v.(jsonAppender); ok {
+		return a.appendJSON(make([]byte, 0, 1024)), nil
+	}
+	return json.Marshal(v)
 }

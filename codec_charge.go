@@ -18,12 +18,6 @@ import (
 // encoding/json, so a field added to Charge and not here fails it. Decoding stays with
 // go-json (codec.go).
 
-// jsonAppender is a value that writes its own JSON, byte for byte what encoding/json
-// writes for it. encode and emit use it when a value has it.
-type jsonAppender interface {
-	appendJSON(b []byte) []byte
-}
-
 func (c Charge) appendJSON(b []byte) []byte { return appendCharge(b, &c) }
 
 // AppendJSON appends c as JSON to b: the bytes encoding/json writes for a Charge, written
@@ -62,14 +56,6 @@ func (e chargeEvent) appendJSON(b []byte) []byte {
 		b = append(b, '}')
 	}
 	return append(b, '}')
-}
-
-// marshal is json.Marshal, through appendJSON when v has it.
-func marshal(v any) ([]byte, error) {
-	if a, ok := v.(jsonAppender); ok {
-		return a.appendJSON(make([]byte, 0, 1024)), nil
-	}
-	return json.Marshal(v)
 }
 
 // appendCharge writes c as encoding/json does.

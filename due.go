@@ -67,24 +67,13 @@ func dueSort(at time.Time, eid string) string { return sortTime(at) + "|" + eid 
 // yet (one store call instead of two).
 func (t *txn) schedule(kind, id string, at time.Time, isNew bool) error {
 	eid := dueEntryID(kind, t.company, id)
-	r, err := encode(eid, dueEntry{Kind: kind, Company: t.company, ID: id}, nil,
-		[]store.Index{{Name: indexDue, Sort: dueSort(at, eid)}})
-	if err != nil {
-		return err
-	}
-	if !isNew {
-		err := t.tx.Put(collDueQueue, systemSpace, r)
-		if !errors.Is(err, store.ErrNotFound) {
-			return storeErr(err, "due entry")
-		}
-	}
-	return storeErr(t.tx.Insert(collDueQueue, systemSpace, r), "due entry")
+	return t.enqueue(collDueQueue, eid, dueEntry{Kind: kind, Company: t.company, ID: id},
+		[]store.Index{{Name: indexDue, Sort: dueSort(at, eid)}}, isNew)
 }
 
 // unschedule removes the entry of (kind, id) of this company, if there is one.
 func (t *txn) unschedule(kind, id string) error {
-	_, err := found(storeErr(t.tx.Delete(collDueQueue, systemSpace, dueEntryID(kind, t.company, id)), "due entry"))
-	return err
+	return t.dequeue(collDueQueue, dueEntryID(kind, t.company, id))
 }
 
 // RunDue does, once, the work the clock makes due in every company: it generates the

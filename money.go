@@ -4,6 +4,9 @@ package payments
 // zeroOK, for inputs where 0 means "all" or "none") to MaxChargeValue, the bound of a
 // charge's value. Every amount a caller sends goes through it, so that no sum or product
 // of amounts can overflow int64.
+// MaxChargeValue is the largest amount a BR Code can carry (9999999999.99), in centavos.
+const MaxChargeValue = 999_999_999_999
+
 func checkCentavos(field string, v int64, zeroOK bool) error {
 	switch {
 	case zeroOK && (v < 0 || v > MaxChargeValue):

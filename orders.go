@@ -210,21 +210,10 @@ func (t *txn) saveOrder(o order, insert bool) error {
 	}
 	qid := queueID(t.company, o.ID)
 	if o.Status != OrderPending {
-		_, err := found(storeErr(t.tx.Delete(collOrderQueue, systemSpace, qid), "order"))
-		return err // a missing entry is fine: it is gone either way
+		return t.dequeue(collOrderQueue, qid)
 	}
-	r, err := encode(qid, queueEntry{Company: t.company, Order: o.ID}, nil, o.queueIndexes(t.company))
-	if err != nil {
-		return err
-	}
-	if !insert {
-		err = t.tx.Put(collOrderQueue, systemSpace, r)
-		if !errors.Is(err, store.ErrNotFound) {
-			return storeErr(err, "order")
-		}
-		// no entry (an order adopted by migrateOrders had none): insert it
-	}
-	return storeErr(t.tx.Insert(collOrderQueue, systemSpace, r), "order")
+	// not insert: replaced, or inserted for an order adopted by migrateOrders, which had none
+	return t.enqueue(collOrderQueue, qid, queueEntry{Company: t.company, Order: o.ID}, o.queueIndexes(t.company), insert)
 }
 
 func (t *txn) orderByID(id string) (order, error) {
@@ -378,9 +367,7 @@ func (s *Service) claimOrder(ctx context.Context, id string) (order, bool, error
 		var err error
 		if o, err = t.orderByID(id); err != nil {
 			if ErrorCode(err) == ENOTFOUND { // a queue entry without its order: drop it
-				err := t.tx.Delete(collOrderQueue, systemSpace, queueID(t.company, id))
-				_, ferr := found(storeErr(err, "order"))
-				return ferr
+				return t.dequeue(collOrderQueue, queueID(t.company, id))
 			}
 			return err
 		}

@@ -30,48 +30,36 @@ const outboxLagScan = 10_000
 // OutboxLag measures webhook delivery's lag behind the outbox, in one read transaction,
 // at a cost of three reads per webhook with work owed (at most outboxLagScan of them). It
 // reads every company's webhooks, like RunWebhooks: it is for the operator (metrics), not
-// for a company's caller.
+// for a company's caller. The webhooks owed are those on the delivery queue and those an
+// event has still to queue (webhook_fanout.go).
 func (s *Service) OutboxLag(ctx context.Context) (OutboxLag, error) {
 	var lag OutboxLag
 	err := s.view(ctx, func(t *txn) error {
 		lag = OutboxLag{}
-		p, err := t.tx.List(collWebhookQueue, systemSpace, store.Query{Index: indexDue, Limit: outboxLagScan})
+		owed, err := owedWebhooks(t)
 		if err != nil {
-			return internal(err)
+			return err
 		}
 		last := map[string]uint64{} // company -> its last event's seq
-		for _, r := range p.Records {
-			var q webhookQueued
-			if err := decode(r, &q); err != nil {
-				return err
-			}
-			rec, err := t.tx.Get(collWebhooks, q.Company, q.ID)
-			if ok, err := found(storeErr(err, "webhook")); err != nil {
-				return err
-			} else if !ok {
-				continue // deleted: the next pass drops the entry
-			}
-			var w webhookRecord
-			if err := decode(rec, &w); err != nil {
-				return err
-			}
+		for _, o := range owed {
+			w := o.rec
 			if !w.IsActive {
 				continue
 			}
-			seq, ok := last[q.Company]
+			seq, ok := last[o.company]
 			if !ok {
-				co := &txn{svc: t.svc, tx: t.tx, company: q.Company, now: t.now}
+				co := &txn{svc: t.svc, tx: t.tx, company: o.company, now: t.now}
 				if seq, err = co.lastSeq(); err != nil {
 					return err
 				}
-				last[q.Company] = seq
+				last[o.company] = seq
 			}
 			if seq <= w.Cursor {
 				continue // queued, but nothing after its cursor yet
 			}
 			lag.Webhooks++
 			lag.Events += seq - w.Cursor
-			ev, err := t.tx.List(collEvents, q.Company, store.Query{Index: indexAll, From: seqID(w.Cursor + 1), Limit: 1})
+			ev, err := t.tx.List(collEvents, o.company, store.Query{Index: indexAll, From: seqID(w.Cursor + 1), Limit: 1})
 			if err != nil {
 				return internal(err)
 			}
@@ -86,4 +74,61 @@ func (s *Service) OutboxLag(ctx context.Context) (OutboxLag, error) {
 		return nil
 	})
 	return lag, err
+}
+
+// owedWebhook is a webhook with work owed, and its company.
+type owedWebhook struct {
+	company string
+	rec     webhookRecord
+}
+
+// owedWebhooks reads the webhooks on the delivery queue and those of the pending fan-out
+// entries, outboxLagScan of each at most.
+func owedWebhooks(t *txn) ([]owedWebhook, error) {
+	p, err := t.tx.List(collWebhookQueue, systemSpace, store.Query{Index: indexDue, Limit: outboxLagScan})
+	if err != nil {
+		return nil, internal(err)
+	}
+	var owed []owedWebhook
+	for _, r := range p.Records {
+		var q webhookQueued
+		if err := decode(r, &q); err != nil {
+			return nil, err
+		}
+		rec, err := t.tx.Get(collWebhooks, q.Company, q.ID)
+		if ok, err := found(storeErr(err, "webhook")); err != nil {
+			return nil, err
+		} else if !ok {
+			continue // deleted: the next pass drops the entry
+		}
+		o := owedWebhook{company: q.Company}
+		if err := decode(rec, &o.rec); err != nil {
+			return nil, err
+		}
+		owed = append(owed, o)
+	}
+	f, err := t.tx.List(collWebhookFanout, systemSpace, store.Query{Index: indexAll, Limit: outboxLagScan})
+	if err != nil {
+		return nil, internal(err)
+	}
+	for _, r := range f.Records {
+		var e fanoutEntry
+		if err := decode(r, &e); err != nil {
+			return nil, err
+		}
+		w, err := t.tx.List(collWebhooks, e.Company, store.Query{Index: webhookWakeIndex(e.Event), Limit: outboxLagScan, NoTotal: true})
+		if err != nil {
+			return nil, internal(err)
+		}
+		for _, r := range w.Records {
+			o := owedWebhook{company: e.Company}
+			if err := decode(r, &o.rec); err != nil {
+				return nil, err
+			}
+			if !o.rec.Queued { // a queued one is counted from the queue
+				owed = append(owed, o)
+			}
+		}
+	}
+	return owed, nil
 }

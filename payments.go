@@ -6,12 +6,9 @@ import (
 	"io"
 	"log/slog"
 	"regexp"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/pixfoundry/payments/internal/qrpng"
 	"github.com/pixfoundry/payments/rail"
@@ -393,114 +390,4 @@ func list[T any](t *txn, collection string, q store.Query, setID func(*T, string
 		out = append(out, v)
 	}
 	return out, page.Total, nil
-}
-
-// sortTime formats t so that bytewise order is time order (fixed width, UTC).
-func sortTime(t time.Time) string {
-	return t.UTC().Format(sortTimeLayout)
-}
-
-// sortTimeLayout is the fixed-width layout of sortTime, whose bytewise order is time order.
-const sortTimeLayout = "2006-01-02T15:04:05.000000000Z"
-
-// timeRange is the From and To of a listing of the times from start to end, both included
-// (zero: unbounded), as sortTime writes them. sortTime's width holds the years 0000 to 9999
-// in UTC: beyond that a bound would be written "10000-..." and sort before every entry, so
-// that an end such as 9999-12-31T23:59:59-03:00 (a client's "no upper bound", in Brasília)
-// listed nothing. An end past the last time it can write is no bound, and so is a start
-// before the first; a start past the last is an error naming startField.
-func timeRange(start, end time.Time, startField string) (from, to string, err error) {
-	first := time.Date(0, 1, 1, 0, 0, 0, 0, time.UTC)
-	last := time.Date(9999, 12, 31, 23, 59, 59, 999_999_999, time.UTC)
-	if !start.IsZero() {
-		switch {
-		case start.After(last):
-			return "", "", invalid(startField, "%s must be before the year 10000", startField)
-		case !start.Before(first):
-			from = sortTime(start)
-		}
-	}
-	if !end.IsZero() && end.Before(last) {
-		to = sortTime(end.Add(time.Nanosecond))
-	}
-	return from, to, nil
-}
-
-// Index names shared by every collection.
-const (
-	indexAll = "all" // every record, by creation time
-)
-
-func byCreation(t time.Time) store.Index { return store.Index{Name: indexAll, Sort: sortTime(t)} }
-
-// byCreationThen is byCreation for a record whose id does not grow with creation (a Pix
-// key, an encoded id): objectID, one made with the record, breaks the ties of one instant
-// in creation order, as the id does for the others (indexes break ties by id).
-func byCreationThen(t time.Time, objectID string) store.Index {
-	return store.Index{Name: indexAll, Sort: sortTime(t) + objectID}
-}
-
-// cleanString trims s and rejects control characters, text-direction controls and
-// overlong values.
-func cleanString(field, s string, max int) (string, error) {
-	return checkText(field, strings.TrimSpace(s), max)
-}
-
-// checkText is s if it is text a record may hold (see cleanString), as it is.
-func checkText(field, s string, max int) (string, error) {
-	if !utf8.ValidString(s) {
-		return "", invalid(field, "%s must be valid UTF-8", field)
-	}
-	if len([]rune(s)) > max {
-		return "", invalid(field, "%s must have at most %d characters", field, max)
-	}
-	for _, r := range s {
-		switch {
-		case unicode.IsControl(r): // C0, DEL and C1
-			return "", invalid(field, "%s must not contain control characters", field)
-		case isBidiControl(r):
-			return "", invalid(field, "%s must not contain text-direction control characters (U+%04X)", field, r)
-		}
-	}
-	return s, nil
-}
-
-// cutRunes is s cut to at most n characters (runes), never inside one.
-func cutRunes(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	return string([]rune(s)[:max(n, 0)])
-}
-
-// isBidiControl reports whether r is one of the explicit bidirectional formatting
-// characters (embeddings, overrides, isolates and their terminators). Text with them
-// displays in an order other than the one it is stored in: a comment on the payment page
-// could show an amount other than the one it spells ("Trojan Source", CVE-2021-42574).
-func isBidiControl(r rune) bool {
-	return r >= 0x202A && r <= 0x202E || r >= 0x2066 && r <= 0x2069
-}
-
-// MaxCorrelationID is the longest correlationID accepted.
-const MaxCorrelationID = 255
-
-// cleanCorrelationID checks a caller's correlationID and keeps it as sent, spaces at its
-// ends included: the reply, the events and every lookup show it as the client sent it
-// (wire reference §7), so what it is created under is what it is found by. Only blanks
-// is no id at all (required, or one is made up where the call allows).
-func cleanCorrelationID(field, s string, required bool) (string, error) {
-	if strings.TrimSpace(s) == "" {
-		s = ""
-	}
-	if strings.TrimFunc(s, unicode.IsControl) != s { // "order-1\n" read from a file, say
-		return "", invalid(field, "%s must not begin or end with a line break, tab or other control character", field)
-	}
-	s, err := checkText(field, s, MaxCorrelationID)
-	if err != nil {
-		return "", err
-	}
-	if s == "" && required {
-		return "", invalid(field, "%s is required", field)
-	}
-	return s, nil
 }

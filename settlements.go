@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/pixfoundry/payments/rail"
 	"github.com/pixfoundry/payments/store"
 )
 
@@ -231,4 +232,17 @@ func (s *Service) migrateOrderRoutes(ctx context.Context) error {
 			}
 		}
 	})
+}
+
+// Sandbox reports whether this Service's bank is make-believe (its Rail says so, as
+// rail/sandbox does): then no real centavo moves, whatever the records say.
+func (s *Service) Sandbox() bool { return rail.IsSandbox(s.core.rail) }
+
+// NewSandboxEndToEndID returns a new endToEndId of a Pix sent by the fictitious sandbox
+// bank, in the network's format: "E", SandboxISPB, the Service's time as yyyyMMddHHmm in
+// UTC and 11 letters and digits from the Service's id source; 32 characters. The sandbox
+// pay route gives it to the Pix it simulates, so that with a ManualClock and a fixed
+// Options.IDs its output is the same on every run.
+func (s *Service) NewSandboxEndToEndID() string {
+	return "E" + SandboxISPB + s.now().Format("200601021504") + s.core.ids.alphanumerics(11)
 }

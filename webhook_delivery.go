@@ -95,6 +95,7 @@ func (s *Service) WebhookWakeups() <-chan struct{} { return s.core.webhooks.wake
 // delivers the event: at least once, and normally once.
 func (s *Service) RunWebhooks(ctx context.Context) error {
 	wc := s.core.webhooks
+	fanErr := s.fanOut(ctx) // the events committed so far reach their webhooks' queue entries
 	to := sortTime(s.now()) + "~"
 	from := ""
 	sem := make(chan struct{}, wc.concurrency)
@@ -116,7 +117,7 @@ func (s *Service) RunWebhooks(ctx context.Context) error {
 			break
 		}
 		from = next
-		for _, e := range page {
+		for _, e := range byCompanyInTurn(page) {
 			key := webhookQueueID(e.Company, e.ID)
 			sem <- struct{}{}
 			wg.Add(1)
@@ -139,7 +140,34 @@ func (s *Service) RunWebhooks(ctx context.Context) error {
 		}
 	}
 	wg.Wait()
-	return first
+	return cmp.Or(fanErr, first)
+}
+
+// byCompanyInTurn reorders a page of due webhooks so that the companies take turns: the
+// first of each company's, then the second of each, and so on, each company's in their
+// order. A company with a hundred webhooks due then delays another's first delivery by
+// one turn, not a hundred.
+func byCompanyInTurn(page []webhookQueued) []webhookQueued {
+	var companies []string
+	of := map[string][]webhookQueued{}
+	for _, e := range page {
+		if _, ok := of[e.Company]; !ok {
+			companies = append(companies, e.Company)
+		}
+		of[e.Company] = append(of[e.Company], e)
+	}
+	if len(companies) < 2 {
+		return page
+	}
+	out := make([]webhookQueued, 0, len(page))
+	for turn := 0; len(out) < len(page); turn++ {
+		for _, c := range companies {
+			if es := of[c]; turn < len(es) {
+				out = append(out, es[turn])
+			}
+		}
+	}
+	return out
 }
 
 // dueWebhooks is a page of the webhook queue's entries due from from (a sort key; "" for
@@ -297,8 +325,7 @@ func (s *Service) claimWebhookEvent(ctx context.Context, id string) (webhookReco
 		if exists, err := found(err); err != nil {
 			return err
 		} else if !exists {
-			_, err := found(storeErr(t.tx.Delete(collWebhookQueue, systemSpace, webhookQueueID(t.company, id)), "webhook entry"))
-			return err
+			return t.dequeue(collWebhookQueue, webhookQueueID(t.company, id))
 		}
 		if !rec.IsActive {
 			return t.unqueueWebhook(&rec)

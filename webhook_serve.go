@@ -63,6 +63,9 @@ type webhookDispatch struct {
 // serving, while there are turns free.
 func (d *webhookDispatch) dispatch(ctx context.Context) {
 	s, wc := d.svc, d.svc.core.webhooks
+	if err := s.fanOut(ctx); err != nil && ctx.Err() == nil {
+		s.core.log.Error("webhook fan-out", "err", err) // the entries stay: the next look tries again
+	}
 	to := sortTime(s.now()) + "~"
 	for from := ""; ; {
 		page, next, err := s.dueWebhooks(ctx, from, to)
@@ -72,7 +75,7 @@ func (d *webhookDispatch) dispatch(ctx context.Context) {
 			}
 			return
 		}
-		for _, e := range page {
+		for _, e := range byCompanyInTurn(page) {
 			if !d.start(ctx, wc, e) {
 				return // no turn free: a delivery ending wakes the worker
 			}

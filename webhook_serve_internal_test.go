@@ -29,6 +29,7 @@ func TestServeWebhooks_NoSenderDoesNotSpin(t *testing.T) {
 	is.NoErr(err)
 	_, err = b.CreateCharge(ctx, CreateChargeParams{CorrelationID: "c1", Value: 100})
 	is.NoErr(err)
+	is.NoErr(b.fanOut(ctx)) // the charge's event queues the webhook
 
 	is.Equal(b.deliverWebhook(ctx, w.ID), errNoSender) // nothing sent, and said so
 	page, _, err := b.dueWebhooks(ctx, "", sortTime(b.now())+"~")

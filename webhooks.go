@@ -3,7 +3,6 @@ package payments
 import (
 	"context"
 	"encoding/base64"
-	"errors"
 	"net/http"
 	"net/mail"
 	"net/url"
@@ -23,8 +22,9 @@ import (
 //   - A cursor: the outbox sequence number of the last event handled. A webhook starts at
 //     the company's last event when it is created, so it gets only what comes after.
 //   - A queue entry in the system space (collWebhookQueue), keyed by due time, while the
-//     webhook has work: emitting an event puts the entry of every active webhook subscribed
-//     to it at "now" (unless one is already there, e.g. a retry later on); the delivery pass
+//     webhook has work: after an event commits, the fan-out (webhook_fanout.go) puts the
+//     entry of every active webhook subscribed to it at the event's time (unless one is
+//     already there, e.g. a retry later on); the delivery pass
 //     (RunWebhooks, called by RunDue) takes the entries due, one goroutine per webhook.
 //   - Strict order: a webhook's next event is the first one after its cursor with its name.
 //     It is sent outside any transaction; the cursor moves past it only when the receiver
@@ -396,8 +396,7 @@ func (s *Service) DeleteWebhook(ctx context.Context, id string) error {
 		if err := storeErr(t.tx.Delete(collWebhooks, t.company, id), "webhook"); err != nil {
 			return err
 		}
-		_, err := found(storeErr(t.tx.Delete(collWebhookQueue, systemSpace, webhookQueueID(t.company, id)), "webhook entry"))
-		return err
+		return t.dequeue(collWebhookQueue, webhookQueueID(t.company, id))
 	})
 }
 
@@ -449,62 +448,13 @@ func (t *txn) insertAttempt(a WebhookAttempt) error {
 		{Name: "webhook:" + a.WebhookID, Sort: at}, {Name: bySeq, Sort: at}, {Name: bySeq + "|webhook:" + a.WebhookID, Sort: at}})
 }
 
-// wakeWebhooks queues, in t, every active webhook of the company subscribed to event that
-// has no queue entry yet. emitJSON calls it with each event, inside the emitting
-// transaction, on the writer every company shares, so it reads only the webhooks it must
-// queue (the wake index): a queued webhook will find the event after its cursor when its
-// turn comes, and costs the event nothing. Queueing a webhook takes it off the wake index,
-// so each page is read from the start, until one comes back short; a company may have more
-// than a page of webhooks on one event (Options.MaxWebhooksPerEvent above MaxLimit).
-func (t *txn) wakeWebhooks(event string) error {
-	woke := false
-	for {
-		p, err := t.tx.List(collWebhooks, t.company, store.Query{Index: webhookWakeIndex(event), Limit: MaxLimit, NoTotal: true})
-		if err != nil {
-			return internal(err)
-		}
-		for _, r := range p.Records {
-			var rec webhookRecord
-			if err := decode(r, &rec); err != nil {
-				return err
-			}
-			if rec.Queued {
-				// written without the queued index: stored again, it moves there
-				if err := t.putWebhook(&rec, false); err != nil {
-					return err
-				}
-				continue
-			}
-			if err := t.queueWebhook(&rec, t.now); err != nil {
-				return err
-			}
-			woke = true
-		}
-		if len(p.Records) < MaxLimit {
-			break
-		}
-	}
-	if woke {
-		t.after(func(context.Context) { t.svc.core.webhooks.wake() })
-	}
-	return nil
-}
-
 // queueWebhook puts the webhook's queue entry at at and stores the webhook.
 func (t *txn) queueWebhook(rec *webhookRecord, at time.Time) error {
 	qid := webhookQueueID(t.company, rec.ID)
-	r, err := encode(qid, webhookQueued{Company: t.company, ID: rec.ID}, nil, []store.Index{{Name: indexDue, Sort: sortTime(at) + "|" + qid}})
+	err := t.enqueue(collWebhookQueue, qid, webhookQueued{Company: t.company, ID: rec.ID},
+		[]store.Index{{Name: indexDue, Sort: sortTime(at) + "|" + qid}}, !rec.Queued)
 	if err != nil {
 		return err
-	}
-	if rec.Queued {
-		err = t.tx.Put(collWebhookQueue, systemSpace, r)
-	}
-	if !rec.Queued || errors.Is(err, store.ErrNotFound) {
-		err = t.tx.Insert(collWebhookQueue, systemSpace, r)
-	}
-	if err != nil {
-		return storeErr(err, "webhook entry")
 	}
 	rec.Queued, rec.NextAt = true, at
 	return t.putWebhook(rec, false)
@@ -512,7 +462,7 @@ func (t *txn) queueWebhook(rec *webhookRecord, at time.Time) error {
 
 // unqueueWebhook removes the webhook's queue entry and stores the webhook.
 func (t *txn) unqueueWebhook(rec *webhookRecord) error {
-	if _, err := found(storeErr(t.tx.Delete(collWebhookQueue, systemSpace, webhookQueueID(t.company, rec.ID)), "webhook entry")); err != nil {
+	if err := t.dequeue(collWebhookQueue, webhookQueueID(t.company, rec.ID)); err != nil {
 		return err
 	}
 	rec.Queued, rec.NextAt = false, time.Time{}

@@ -26,14 +26,16 @@ const fanoutBCallers = 4
 // B's load (A-p50-µs, A-p99-µs), their ratio at p99 (A-p99-ratio), and B's (B-p50-µs,
 // B-p99-µs, B-creates for how many B made).
 //
-// How B's webhooks are delivered decides what its charges cost the writer:
+// A B charge's own transaction writes one fan-out entry at most; queueing the webhooks
+// happens after it, in short transactions (webhook_fanout.go). How B's webhooks are
+// delivered decides how much of that there is:
 //   - delivery=none: nothing delivers; they stay queued after B's first charge, as in a
 //     backlog, and B's later charges queue none of them.
 //   - delivery=serve: a ServeWebhooks worker mails B's events meanwhile; its transactions
 //     compete for the writer too, and a webhook that catches up goes off the queue.
 //   - delivery=drain: each B goroutine runs a delivery pass (RunWebhooks, not timed) after
 //     each of its charges, so nearly every B charge finds the webhooks off the queue and
-//     queues all of them: the most a B charge's fan-out writes.
+//     has all of them queued again: the most fan-out B's charges cause.
 //
 // hooks=0 is the control: B's writes without webhooks, what A's latency under B's load
 // cannot go below.
