@@ -4,11 +4,13 @@ import (
 	"cmp"
 	"context"
 	"encoding/base64"
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/pixfoundry/payments/brcode"
+	"github.com/pixfoundry/payments/rail"
 	"github.com/pixfoundry/payments/store"
 )
 
@@ -186,10 +188,11 @@ type CreateChargeParams struct {
 	// correlationID is returned instead of a conflict.
 	ReturnExisting bool
 
-	subscription string      // set by subscriptions: the subscription's correlationID
-	customer     *Customer   // set by subscriptions: the customer as linked already
-	ids          *chargeIDs  // drawn before the transaction; nil: drawn in it
-	prep         *chargePrep // work done before the transaction (prepare.go); may be nil
+	subscription string             // set by subscriptions: the subscription's correlationID
+	customer     *Customer          // set by subscriptions: the customer as linked already
+	ids          *chargeIDs         // drawn before the transaction; nil: drawn in it
+	prep         *chargePrep        // work done before the transaction (prepare.go); may be nil
+	issued       *rail.IssuedCharge // registered with the bank before the transaction (charges_bank.go)
 }
 
 // ChargeFilter selects charges for ListCharges. Zero fields do not filter.
@@ -209,7 +212,15 @@ type ChargeFilter struct {
 func (s *Service) CreateCharge(ctx context.Context, p CreateChargeParams) (Charge, error) {
 	now := s.now()
 	p.ids = s.core.ids.chargeIDs(now)
-	p.prep = s.prepareCharge(ctx, now, p)
+	if s.core.bank != nil {
+		issued, err := s.issueAtBank(ctx, now, p)
+		if err != nil {
+			return Charge{}, err
+		}
+		p.issued = issued
+	} else {
+		p.prep = s.prepareCharge(ctx, now, p)
+	}
 	var c Charge
 	err := s.updateAt(ctx, now, func(t *txn) error {
 		var err error
@@ -239,6 +250,12 @@ func (t *txn) createCharge(p CreateChargeParams) (Charge, error) {
 		if c, err = t.buildCharge(corr, p); err != nil {
 			return Charge{}, err
 		}
+	}
+	if p.issued != nil {
+		if p.issued.TxID != c.TransactionID {
+			return Charge{}, internal(fmt.Errorf("the bank registered txid %s for charge %s", p.issued.TxID, c.TransactionID))
+		}
+		c.BRCode = p.issued.BRCode // the bank's dynamic code
 	}
 	if p.Customer != nil {
 		cust, err := t.linkCustomer(*p.Customer)
@@ -740,8 +757,21 @@ func (s *Service) ListCharges(ctx context.Context, f ChargeFilter) ([]Charge, Pa
 }
 
 // DeleteCharge deletes an ACTIVE or EXPIRED charge; a paid one stays. A Pix that arrives
-// later for a deleted charge is still credited to the company (see ReceivePix).
+// later for a deleted charge is still credited to the company (see ReceivePix). A charge
+// the bank registered (Options.BankCharges) is withdrawn there first; if the bank does
+// not answer, nothing is deleted (EUNAVAILABLE).
 func (s *Service) DeleteCharge(ctx context.Context, id string) error {
+	if s.core.bank != nil { // withdrawn at the bank first: a deleted charge cannot be paid
+		c, err := s.GetCharge(ctx, id)
+		if err != nil {
+			return err
+		}
+		if c.Status != ChargeCompleted {
+			if err := s.removeAtBank(ctx, c); err != nil {
+				return err
+			}
+		}
+	}
 	return s.update(ctx, func(t *txn) error {
 		c, err := t.findCharge(id)
 		if err != nil {
@@ -787,6 +817,8 @@ func (s *Service) UpdateChargeExpiry(ctx context.Context, id, expiresDate string
 			return precondition("id", "a paid charge does not expire")
 		case c.Status != ChargeActive || !t.now.Before(c.ExpiresDate):
 			return precondition("id", "the charge has expired")
+		case t.svc.atBank(c):
+			return precondition("expiresDate", "the charge is registered with the bank, and this version does not move a bank charge's expiry: delete it and create another")
 		case strings.TrimSpace(expiresDate) == "":
 			return invalid("expiresDate", "expiresDate is required")
 		}

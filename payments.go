@@ -3,6 +3,7 @@ package payments
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"regexp"
@@ -67,6 +68,12 @@ type Options struct {
 	// rail). Nil means the sandbox bank, NewSandboxRail(Clock, 0), which settles every order
 	// at once with make-believe money; Service.Sandbox then reports true.
 	Rail Rail
+	// BankCharges registers every DYNAMIC and OVERDUE charge a caller creates with the bank
+	// (Rail must be a rail.Collector; New refuses otherwise): the charge's BR Code is the
+	// bank's, and no charge is created that the bank has not registered (see
+	// charges_bank.go). False builds every BR Code in process, as a static code with the
+	// company's key.
+	BankCharges bool
 	// MaxSendFailures is how many calls to the Rail about one order may fail in a row before
 	// the order is marked stuck (see ListStuckOrders); default DefaultMaxSendFailures. A
 	// stuck order is still retried.
@@ -135,6 +142,8 @@ type core struct {
 	pageLinks linksPointer // the Links installed by SetLinks; nil leaves link fields empty
 	qr        *qrpng.Renderer
 	rail      Rail
+	// bank is rail as a rail.Collector when Options.BankCharges is set; nil otherwise.
+	bank rail.Collector
 	// auth holds the App IDs verified lately (applications_cache.go).
 	auth *authCache
 	// sendTimeout bounds one Rail call about an order.
@@ -193,6 +202,13 @@ func New(st store.Store, opts Options) (*Service, error) {
 	}
 	if c.rail == nil {
 		c.rail = NewSandboxRail(c.clock, 0)
+	}
+	if opts.BankCharges {
+		bank, ok := c.rail.(rail.Collector)
+		if !ok {
+			return nil, fmt.Errorf("payments: Options.BankCharges needs a Rail that registers charges (a rail.Collector); %T is not one", c.rail)
+		}
+		c.bank = bank
 	}
 	c.sendTimeout = opts.SendTimeout
 	if c.sendTimeout <= 0 {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/pixfoundry/payments/brcode"
+	"github.com/pixfoundry/payments/rail"
 	"github.com/pixfoundry/payments/store"
 )
 
@@ -213,6 +214,12 @@ func (s *Service) buildPayment(ctx context.Context, p CreatePaymentParams) (Paym
 		owner, err := s.core.rail.ResolveKey(rctx, key, keyType)
 		if err != nil && ctx.Err() == nil && errors.Is(rctx.Err(), context.DeadlineExceeded) {
 			err = fmt.Errorf("no answer in %v", s.core.sendTimeout) // the bank's, not the caller's
+		}
+		if errors.Is(err, rail.ErrNoKeyLookup) {
+			// A bank without a look-up (the API Pix has none): the payment names the key
+			// alone, and the bank refuses an unknown key when it is sent, which fails the
+			// payment and returns its money.
+			owner, err = KeyOwner{}, nil
 		}
 		err = fromRail(err)
 		cancel()

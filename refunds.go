@@ -189,6 +189,10 @@ func (s *Service) refund(ctx context.Context, correlationID string, value int64,
 	return r, nil
 }
 
+// MaxRefundAge is how long after a Pix was received it may be refunded: the Pix rules'
+// 90 days (a bank refuses a devolução asked later).
+const MaxRefundAge = 90 * 24 * time.Hour
+
 func (t *txn) createRefund(x Transaction, correlationID string, value int64, comment string) (Refund, error) {
 	corr, err := cleanCorrelationID("correlationID", correlationID, true)
 	if err != nil {
@@ -208,6 +212,11 @@ func (t *txn) createRefund(x Transaction, correlationID string, value int64, com
 	}
 	if x.Type != TransactionPayment {
 		return Refund{}, precondition("transactionEndToEndId", "only a received Pix can be refunded")
+	}
+	if !x.Time.IsZero() && t.now.Sub(x.Time) > MaxRefundAge {
+		// the Pix rules: a devolução is asked within 90 days; a bank refuses a later one,
+		// so none is held or sent
+		return Refund{}, precondition("transactionEndToEndId", "the Pix %s was received more than 90 days ago: the Pix rules allow no refund after that", x.EndToEndID)
 	}
 	remaining := x.Value - x.RefundedValue
 	if value == 0 {

@@ -492,3 +492,25 @@ func TestService_RefundEvent_NoWebhookAudit(t *testing.T) {
 	}
 	is.Equal(n, 1)
 }
+
+// TestService_CreateRefund_NinetyDays: a Pix is refunded up to 90 days after it arrived;
+// later the refund is refused before any money is held, as every bank refuses it.
+func TestService_CreateRefund_NinetyDays(t *testing.T) {
+	is := is.New(t)
+	e := newEnv(t, memory.New())
+	c := createCharge(t, e, payments.CreateChargeParams{CorrelationID: "old", Value: 10000})
+	x := pay(t, e, c)
+	e.clock.Advance(payments.MaxRefundAge)
+	_, err := e.svc.CreateRefund(ctx, payments.CreateRefundParams{TransactionEndToEndID: x.EndToEndID, CorrelationID: "r1", Value: 100})
+	is.NoErr(err) // the 90th day still
+	e.clock.Advance(time.Millisecond)
+	before, err := e.svc.GetTransaction(ctx, x.EndToEndID)
+	is.NoErr(err)
+	_, err = e.svc.CreateRefund(ctx, payments.CreateRefundParams{TransactionEndToEndID: x.EndToEndID, CorrelationID: "r2", Value: 100})
+	is.Equal(payments.ErrorCode(err), payments.EPRECONDITION) // past it
+	is.Equal(payments.ErrorField(err), "transactionEndToEndId")
+	after, err := e.svc.GetTransaction(ctx, x.EndToEndID)
+	is.NoErr(err)
+	is.Equal(after.RefundedValue, before.RefundedValue) // nothing held
+	audit(t, e.svc)
+}

@@ -33,7 +33,10 @@ type Rail interface {
 	// no record of it (the send never reached it): the Service sends it again.
 	Status(ctx context.Context, o PixOrder) (Settlement, error)
 	// ResolveKey returns who owns a Pix key. A key nobody owns is ErrKeyNotFound; a key that
-	// is not a key at all is an *InvalidError.
+	// is not a key at all is an *InvalidError. A bank that offers no look-up of the DICT
+	// (the Central Bank's API Pix has none) answers ErrNoKeyLookup for every valid key: the
+	// Service then records a payment with the key alone, and the bank's refusal of an
+	// unknown key at Send fails it.
 	ResolveKey(ctx context.Context, key string, keyType brcode.KeyType) (KeyOwner, error)
 }
 
@@ -210,6 +213,38 @@ type Charge struct {
 	// PayerName and PayerTaxID name who is expected to pay, if known.
 	PayerName  string
 	PayerTaxID string
+	// Due, when set, makes the charge one with a due date (the API Pix's cobv): Expires
+	// is then ignored, and the payer (PayerName and PayerTaxID) is required.
+	Due *DueTerms
+}
+
+// DueTerms are the terms of a charge with a due date. Percentages are basis points (100
+// is 1.00%), values centavos; each of fine, interest and discount is one of the two or
+// neither.
+type DueTerms struct {
+	// Date is the day the charge falls due, "2006-01-02" in the receiver's calendar.
+	Date string
+	// DaysAfter is how many days after Date the charge is still paid, late.
+	DaysAfter int
+	// A fine, once, for paying after Date.
+	FineBasisPoints int64
+	FineCentavos    int64
+	// Interest for each late day (calendar days).
+	InterestBasisPointsPerDay int64
+	InterestCentavosPerDay    int64
+	// A discount for paying early: tiers that hold until a date, or an amount for each
+	// calendar day of advance.
+	DiscountTiers             []DiscountTier
+	DiscountBasisPointsPerDay int64
+	DiscountCentavosPerDay    int64
+}
+
+// DiscountTier is a discount that holds until Date ("2006-01-02") included: BasisPoints
+// of the value or Centavos off; a charge's tiers are all of one of the two.
+type DiscountTier struct {
+	Date        string
+	BasisPoints int64
+	Centavos    int64
 }
 
 // IssuedCharge is a charge the bank registered.
@@ -258,6 +293,9 @@ type ReceivedPix struct {
 
 // ErrKeyNotFound is ResolveKey's answer for a key nobody owns.
 var ErrKeyNotFound = errors.New("rail: Pix key not found")
+
+// ErrNoKeyLookup is ResolveKey's answer from a bank that cannot say who owns a key.
+var ErrNoKeyLookup = errors.New("rail: the bank offers no look-up of Pix key owners")
 
 // ErrUnknownOrder is Status's answer for an order the bank has no record of: the send never
 // reached it, and sending again is safe.

@@ -252,7 +252,7 @@ func loopbackOnly(next http.Handler) http.Handler {
 }
 
 // adminHandler is the operator listener's handler.
-func adminHandler(svc *payments.Service, m *metrics, log *slog.Logger) http.Handler {
+func adminHandler(svc *payments.Service, m *metrics, rec *reconciler, log *slog.Logger) http.Handler {
 	m.reg.MustRegister(newOutboxCollector(svc), newBankCollector(svc))
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelError)}))
@@ -263,6 +263,7 @@ func adminHandler(svc *payments.Service, m *metrics, log *slog.Logger) http.Hand
 	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
 	mux.Handle("GET /backup", handleBackup(svc, log))
 	mux.Handle("GET /orders/stuck", handleStuckOrders(svc))
+	mux.Handle("POST /psp/reconcile", handleReconcile(rec))
 	return mux
 }
 

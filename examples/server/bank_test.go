@@ -20,7 +20,7 @@ import (
 const testRealBank = "test-real"
 
 func init() {
-	banks[testRealBank] = bankDriver{flags: "nothing (tests only)", open: func(c payments.Clock) (payments.Rail, error) {
+	banks[testRealBank] = bankDriver{flags: "nothing (tests only)", open: func(c payments.Clock, _ config) (payments.Rail, error) {
 		return notSandbox{sandbox.New(c, 0)}, nil
 	}}
 }
@@ -57,10 +57,10 @@ func TestCLI_NoSandboxExits2(t *testing.T) {
 	bin, db := buildServer(t)
 	out, err := exec.Command(bin, "-sandbox=false", "-db", db).CombinedOutput()
 	var exit *exec.ExitError
-	is.True(errors.As(err, &exit))                                  // it ran and exited
-	is.Equal(exit.ExitCode(), 2)                                    // a usage error
-	is.True(strings.Contains(string(out), "make-believe bank"))     // says why
-	is.True(strings.Contains(string(out), "payments.Options.Rail")) // and what configures a bank
+	is.True(errors.As(err, &exit))                                                 // it ran and exited
+	is.Equal(exit.ExitCode(), 2)                                                   // a usage error
+	is.True(strings.Contains(string(out), "make-believe bank"))                    // says why
+	is.True(strings.Contains(string(out), "-rail apipix (configured by -psp-url")) // and what configures a real bank
 	_, err = os.Stat(db)
 	is.True(errors.Is(err, fs.ErrNotExist)) // nothing was opened
 }

@@ -119,8 +119,8 @@ func TestCrash_NothingAcknowledgedIsLost(t *testing.T) {
 
 // startProcess starts the server binary on a free port and returns its base URL, the App
 // ID it prints on a first start (wantAppID), and the process. It is ready when it logs
-// "listening": the port is bound by then.
-func startProcess(t *testing.T, bin, db string, wantAppID bool) (string, string, *exec.Cmd) {
+// "listening": the port is bound by then. extra are more flags.
+func startProcess(t *testing.T, bin, db string, wantAppID bool, extra ...string) (string, string, *exec.Cmd) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -128,7 +128,7 @@ func startProcess(t *testing.T, bin, db string, wantAppID bool) (string, string,
 	}
 	addr := ln.Addr().String()
 	ln.Close()
-	cmd := exec.Command(bin, "-addr", addr, "-db", db, "-tick", "0")
+	cmd := exec.Command(bin, append([]string{"-addr", addr, "-db", db, "-tick", "0"}, extra...)...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

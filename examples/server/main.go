@@ -34,10 +34,11 @@
 // Webhooks with an e-mail action are only recorded in memory and logged: this server has
 // no SMTP settings.
 //
-// -bank names the bank driver (bank.go): the sandbox (the default) settles payouts in a
-// make-believe bank, and says so at start, in GET /health ("sandbox": true) and in
-// /metrics (payments_bank_sandbox). -sandbox=false, for real payers, refuses to start
-// (exit status 2) unless -bank is a real bank.
+// -rail (or -bank) names the bank driver (bank.go): the sandbox (the default) settles
+// payouts in a make-believe bank, and says so at start, in GET /health ("sandbox": true) and
+// in /metrics (payments_bank_sandbox); apipix is a PSP of the Central Bank's API Pix,
+// configured by the -psp-* flags (psp.go). -sandbox=false, for real payers, refuses to start
+// (exit status 2) unless -rail is a real bank.
 //
 // With -sandbox (the default) the server's clock is the system clock plus an offset that
 // POST /<vendor>/testing/clock {"advance":"744h"} moves forward (and GET reads): one clock
@@ -87,6 +88,7 @@ import (
 	"github.com/pixfoundry/payments"
 	"github.com/pixfoundry/payments/brcode"
 	"github.com/pixfoundry/payments/httpadapter"
+	"github.com/pixfoundry/payments/rail/apipix"
 )
 
 // Server timeouts.
@@ -167,7 +169,8 @@ func badFlag(format string, args ...any) error { return &usageError{msg: fmt.Spr
 type config struct {
 	addr, db, baseURL, vendor          string
 	pixKey, merchantName, merchantCity string
-	bank                               string // a name in banks (bank.go)
+	bank                               string    // a name in banks (bank.go): -rail, or -bank
+	psp                                pspConfig // -psp-*, for -rail apipix (psp.go)
 	sandbox, newApp                    bool
 	tick, webhookTimeout               time.Duration
 	adminAddr                          string // operator listener (admin.go); "" is off
@@ -192,7 +195,19 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&c.merchantName, "merchant-name", "", "the default company's merchant name, as BR Codes show it")
 	fs.StringVar(&c.merchantCity, "merchant-city", "", "the default company's merchant city, as BR Codes show it")
 	fs.BoolVar(&c.sandbox, "sandbox", true, "serve the sandbox routes (simulated payments); false is for real payers and needs a real -bank")
-	fs.StringVar(&c.bank, "bank", defaultBank, "the bank driver that sends Pix and looks up keys: "+bankNames()+" (the sandbox's money is make-believe)")
+	fs.StringVar(&c.bank, "rail", defaultBank, "the bank driver that sends Pix and looks up keys: "+bankNames()+" (the sandbox's money is make-believe; apipix is a PSP of the Central Bank's API Pix, configured by the -psp-* flags)")
+	fs.StringVar(&c.bank, "bank", defaultBank, "the same as -rail (its older name)")
+	fs.StringVar(&c.psp.url, "psp-url", "", "-rail apipix: the PSP's API Pix base URL, e.g. https://pix.example.com/v2")
+	fs.StringVar(&c.psp.tokenURL, "psp-token-url", "", "-rail apipix: the PSP's OAuth2 token URL (default: scheme and host of -psp-url, then /oauth/token)")
+	fs.StringVar(&c.psp.clientID, "psp-client-id", "", "-rail apipix: the OAuth2 client id the PSP gave the company")
+	fs.StringVar(&c.psp.clientSecret, "psp-client-secret", "", "-rail apipix: the OAuth2 client secret (or set "+pspEnvSecret+", which a process listing does not show)")
+	fs.StringVar(&c.psp.cert, "psp-cert", "", "-rail apipix: the company's client certificate (PEM) for mutual TLS")
+	fs.StringVar(&c.psp.key, "psp-key", "", "-rail apipix: the client certificate's private key (PEM)")
+	fs.StringVar(&c.psp.ca, "psp-ca", "", "-rail apipix: a CA (PEM) to trust for the PSP's server certificate besides the system's (tests, private PKI)")
+	fs.StringVar(&c.psp.pixKey, "psp-pix-key", "", "-rail apipix: the company's Pix key registered at the PSP, which its charges and payouts use")
+	fs.StringVar(&c.psp.send, "psp-send", "efi", "-rail apipix: the PSP's extension for sending Pix (payments, withdrawals): efi, or none to refuse payouts")
+	fs.StringVar(&c.psp.webhookSecret, "psp-webhook-secret", "", "-rail apipix: the secret the PSP's webhook calls must carry (in their hmac parameter)")
+	fs.DurationVar(&c.psp.reconcile, "psp-reconcile", defaultReconcile, "-rail apipix: how often to list what the PSP received and record what its webhook missed")
 	fs.BoolVar(&c.newApp, "new-app", false, "create a new application and print its App ID")
 	fs.DurationVar(&c.tick, "tick", defaultTick, "how often to expire charges and re-send or settle outgoing orders (0 turns it off)")
 	fs.DurationVar(&c.webhookTimeout, "webhook-timeout", payments.DefaultWebhookTimeout, "how long one webhook delivery may take")
@@ -267,6 +282,13 @@ func (c config) check() error {
 	if err := checkBank(c.bank, c.sandbox); err != nil {
 		return err
 	}
+	if check := banks[c.bank].check; check != nil {
+		if err := check(c); err != nil {
+			return err
+		}
+	} else if c.psp.url != "" || c.psp.clientID != "" || c.psp.cert != "" || c.psp.pixKey != "" || c.psp.webhookSecret != "" {
+		return badFlag("the -psp-* flags configure -rail apipix, and -rail is %s", c.bank)
+	}
 	if c.adminAddr != "" {
 		return checkAdminAddr(c.adminAddr, c.adminAllowRemote)
 	}
@@ -340,15 +362,22 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 		defer adminLn.Close()
 		m = newMetrics()
 	}
-	bank, err := banks[cfg.bank].open(clock)
+	driver := banks[cfg.bank]
+	bank, err := driver.open(clock, cfg)
 	if err != nil {
 		return err
+	}
+	psp, _ := bank.(*apipix.Driver)
+	if psp != nil && cfg.pixKey == "" {
+		cfg.pixKey = cfg.psp.pixKey // the default company receives at its PSP key
 	}
 	svc, closeDB, err := openService(ctx, cfg.db, m.onCommit(), payments.Options{
 		Clock:  clock,
 		Logger: log,
 		Vendor: cfg.vendor,
 		Rail:   bank,
+		// A PSP registers the charges and issues their BR Codes (charges_bank.go).
+		BankCharges: driver.bankCharges,
 		// Webhooks are POSTed over HTTP; the sandbox may deliver to receivers on this
 		// machine or its network, production only to public addresses.
 		WebhookSender:    httpadapter.NewWebhookSender(httpadapter.WebhookSenderOptions{AllowPrivate: cfg.sandbox}),
@@ -382,10 +411,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 		defer lines.Close()            // after the shutdown below: every request's line is written
 		requestLog = slog.New(slog.NewTextHandler(lines, nil))
 	}
-	handler := httpadapter.New(svc, httpadapter.Options{
+	var handler http.Handler = httpadapter.New(svc, httpadapter.Options{
 		Sandbox: cfg.sandbox, Clock: advancer, Logger: log, BaseURL: baseURL,
 		RequestLog: requestLog, OnRequest: m.onRequest(),
 	})
+	var rec *reconciler
+	if psp != nil { // the PSP's webhook, and the reconciliation that heals what it loses
+		handler = withPSPWebhook(handler, pspWebhook(svc, cfg.psp.webhookSecret, log))
+		rec = &reconciler{svc: svc, psp: psp, hookURL: pspWebhookURL(baseURL, cfg.psp.webhookSecret), interval: cfg.psp.reconcile, log: log}
+		rec.register(ctx) // before serving: the PSP sends nothing until then
+	}
 
 	// The tick loop stops, and is waited for, before the database closes (defers run last
 	// first).
@@ -400,10 +435,18 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 		defer close(hooksDone)
 		runWebhooks(dueCtx, svc)
 	}()
+	recDone := make(chan struct{})
+	go func() {
+		defer close(recDone)
+		if rec != nil {
+			rec.run(dueCtx)
+		}
+	}()
 	defer func() {
 		stopDue()
 		<-dueDone
 		<-hooksDone
+		<-recDone
 	}()
 
 	srv := &http.Server{
@@ -430,7 +473,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 	log.Info("listening", "addr", ln.Addr().String(), "db", redactDB(cfg.db), "base_url", baseURL, "tick", cfg.tick)
 
 	if adminLn != nil {
-		admin := adminHandler(svc, m, log)
+		admin := adminHandler(svc, m, rec, log)
 		if !cfg.adminAllowRemote {
 			admin = loopbackOnly(admin) // see there: with remote access allowed, names vary
 		}

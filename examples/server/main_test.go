@@ -264,9 +264,13 @@ func TestCLI_BadFlags(t *testing.T) {
 		{"MerchantNameFoldsToNothing", []string{"-merchant-name", "🎉"}, "-merchant-name"}, // no BR Code could carry it
 		{"MerchantCityFoldsToNothing", []string{"-merchant-city", "東京"}, "-merchant-city"},
 		{"BaseURLNonASCII", []string{"-base-url", "http://pix.example/ç"}, "-base-url"},
-		{"BankUnknown", []string{"-bank", "itau"}, "-bank"},
-		{"NoSandboxWithoutARealBank", []string{"-sandbox=false"}, "-sandbox=false is for real payers, but -bank sandbox"}, // make-believe money for real payers
+		{"BankUnknown", []string{"-bank", "itau"}, "-rail"},
+		{"NoSandboxWithoutARealBank", []string{"-sandbox=false"}, "-sandbox=false is for real payers, but -rail sandbox"}, // make-believe money for real payers
 		{"NoSandboxOnTheSandboxBank", []string{"-sandbox=false", "-bank", "sandbox"}, "make-believe bank"},
+		{"PSPFlagsWithoutAPIPix", []string{"-psp-url", "https://pix.example.com/v2"}, "-psp-* flags configure -rail apipix"},
+		{"APIPixWithoutFlags", []string{"-rail", "apipix"}, "-rail apipix needs -psp-url"},
+		{"APIPixNoCert", []string{"-rail", "apipix", "-psp-url", "https://pix.example.com/v2", "-psp-client-id", "id", "-psp-client-secret", "s",
+			"-psp-cert", "/nonexistent/c.pem", "-psp-key", "/nonexistent/k.pem", "-psp-pix-key", "pix@example.com", "-psp-webhook-secret", "0123456789abcdef"}, "-psp-cert"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			is := is.New(t)

@@ -63,6 +63,10 @@ type Harness struct {
 	// MissingKey is a valid Pix key nobody owns; MissingKeyType is its type.
 	MissingKey     string
 	MissingKeyType brcode.KeyType
+	// NoKeyLookup says the bank cannot look keys up (rail.ErrNoKeyLookup): the suite then
+	// checks that every valid key gets that answer and an invalid one is still invalid;
+	// Key and MissingKey are still needed (as valid keys).
+	NoKeyLookup bool
 	// Charge is a charge a rail.Collector registers; the suite issues and removes it. It
 	// is needed only when Rail is a rail.Collector.
 	Charge rail.Charge
@@ -419,6 +423,15 @@ func invalidField(err error) string {
 
 func testResolveKey(t *testing.T, h Harness) {
 	is := is.New(t)
+	if h.NoKeyLookup {
+		_, err := h.Rail.ResolveKey(ctx, h.Key, h.KeyType)
+		is.True(errors.Is(err, rail.ErrNoKeyLookup)) // a valid key: the bank cannot say whose
+		_, err = h.Rail.ResolveKey(ctx, h.MissingKey, h.MissingKeyType)
+		is.True(errors.Is(err, rail.ErrNoKeyLookup)) // nor of another
+		_, err = h.Rail.ResolveKey(ctx, "not a key", brcode.KeyCPF)
+		is.Equal(invalidField(err), "key") // a key that is no key of its type is invalid
+		return
+	}
 	owner, err := h.Rail.ResolveKey(ctx, h.Key, h.KeyType)
 	is.NoErr(err)                                                          // the harness's key has an owner
 	is.True(owner.Name != "")                                              // with a name

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"context"
+	"reflect"
 	"sort"
 	"strconv"
 	"strings"
@@ -11,20 +12,25 @@ import (
 	"github.com/pixfoundry/payments/rail"
 )
 
+// maxTxID is the longest txid a charge may have: the API Pix's 35.
+const maxTxID = 35
+
 // defaultPage is how many Pix a page of ListReceived holds when the query sets no limit.
 const defaultPage = 100
 
 // IssueCharge registers the charge and returns a static BR Code carrying its key, value
-// and txid, built in process (the sandbox serves no payload). Issuing a txid again with the
-// same charge returns the same code; with another charge it is a *rail.InvalidError on
-// "txid".
+// and txid, built in process (the sandbox serves no payload). A txid has 1 to 35 letters
+// and digits, as the API Pix allows; a static code carries at most 25, so a longer txid
+// goes into it cut to its first 25 (the part a charge's route is kept under). Issuing a
+// txid again with the same charge returns the same code; with another charge it is a
+// *rail.InvalidError on "txid".
 func (r *Rail) IssueCharge(ctx context.Context, c rail.Charge) (rail.IssuedCharge, error) {
 	if err := ctx.Err(); err != nil {
 		return rail.IssuedCharge{}, err
 	}
 	switch {
-	case c.TxID == "" || len(c.TxID) > brcode.MaxTxIDLen || !alphanumeric(c.TxID):
-		return rail.IssuedCharge{}, rail.Invalid("txid", "txid must be 1 to 25 letters and digits")
+	case c.TxID == "" || len(c.TxID) > maxTxID || !alphanumeric(c.TxID):
+		return rail.IssuedCharge{}, rail.Invalid("txid", "txid must be 1 to 35 letters and digits")
 	case c.Value <= 0:
 		return rail.IssuedCharge{}, rail.Invalid("value", "value must be a positive number of centavos")
 	}
@@ -37,7 +43,7 @@ func (r *Rail) IssueCharge(ctx context.Context, c rail.Charge) (rail.IssuedCharg
 		return rail.IssuedCharge{TxID: c.TxID, BRCode: prev.code}, nil
 	}
 	code, err := brcode.EncodeStatic(brcode.Static{Key: c.Key, Name: c.MerchantName, City: c.MerchantCity,
-		TxID: c.TxID, Amount: c.Value, Info: c.Message, TruncateInfo: true})
+		TxID: c.TxID[:min(len(c.TxID), brcode.MaxTxIDLen)], Amount: c.Value, Info: c.Message, TruncateInfo: true})
 	if err != nil {
 		return rail.IssuedCharge{}, rail.Invalid("charge", err.Error())
 	}
@@ -59,10 +65,11 @@ func alphanumeric(s string) bool {
 // instant (whatever its location or monotonic reading, which a charge read back from a
 // store does not keep).
 func sameCharge(a, b rail.Charge) bool {
-	if !a.Expires.Equal(b.Expires) {
+	if !a.Expires.Equal(b.Expires) || !reflect.DeepEqual(a.Due, b.Due) {
 		return false
 	}
 	a.Expires, b.Expires = time.Time{}, time.Time{}
+	a.Due, b.Due = nil, nil
 	return a == b
 }
 

@@ -259,6 +259,14 @@ func TestRail_IssueCharge(t *testing.T) {
 		is.Equal(code.Key, "ana@example.com") // to the charge's key
 		is.Equal(code.Amount, int64(1500))    // for its value
 		is.Equal(code.TxID, "tx1")            // carrying its txid
+
+		long := strings.Repeat("a", 25) + "1234567"
+		ic, err = sandbox.New(nil, 0).IssueCharge(ctx, charge(long))
+		is.NoErr(err) // an API Pix txid, 32 characters
+		is.Equal(ic.TxID, long)
+		code, err = brcode.Parse(ic.BRCode)
+		is.NoErr(err)
+		is.Equal(code.TxID, long[:25]) // cut to what a static code carries
 	})
 	t.Run("Invalid", func(t *testing.T) {
 		r := sandbox.New(nil, 0)
@@ -268,7 +276,7 @@ func TestRail_IssueCharge(t *testing.T) {
 			field string
 		}{
 			{"NoTxID", func(c *rail.Charge) { c.TxID = "" }, "txid"},
-			{"LongTxID", func(c *rail.Charge) { c.TxID = strings.Repeat("a", brcode.MaxTxIDLen+1) }, "txid"},
+			{"LongTxID", func(c *rail.Charge) { c.TxID = strings.Repeat("a", 36) }, "txid"},
 			{"ZeroValue", func(c *rail.Charge) { c.Value = 0 }, "value"},
 			{"NegativeValue", func(c *rail.Charge) { c.Value = -1 }, "value"},
 			{"BadKey", func(c *rail.Charge) { c.Key = "not a key" }, "charge"},
