@@ -229,3 +229,17 @@ func TestPayment_BankWithoutKeyLookup(t *testing.T) {
 	is.Equal(pay.Destination.PixKey, "bruno@example.com") // the key
 	is.Equal(pay.Destination.Name, "")                    // and no owner: the bank could not say
 }
+
+// TestBankCharges_StaticQRCodesStayLocal: a static QR code is a static BR Code with the
+// company's key, made here: the bank registers nothing for it.
+func TestBankCharges_StaticQRCodesStayLocal(t *testing.T) {
+	is := is.New(t)
+	svc, bank, _ := newBankService(t)
+	q, err := svc.CreatePixQRCode(ctx, payments.CreatePixQRCodeParams{Name: "balcão", CorrelationID: "q1", Value: 500})
+	is.NoErr(err)
+	code, err := brcode.Parse(q.BRCode)
+	is.NoErr(err)
+	is.True(!code.Dynamic())                   // static
+	is.Equal(code.Key, "pix@loja.example.com") // with the company's key
+	is.Equal(len(bank.calls()), 0)             // nothing registered at the bank
+}

@@ -206,6 +206,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&c.psp.ca, "psp-ca", "", "-rail apipix: a CA (PEM) to trust for the PSP's server certificate besides the system's (tests, private PKI)")
 	fs.StringVar(&c.psp.pixKey, "psp-pix-key", "", "-rail apipix: the company's Pix key registered at the PSP, which its charges and payouts use")
 	fs.StringVar(&c.psp.send, "psp-send", "efi", "-rail apipix: the PSP's extension for sending Pix (payments, withdrawals): efi, or none to refuse payouts")
+	fs.StringVar(&c.psp.withdrawalKey, "psp-withdrawal-key", "", "-rail apipix: the Pix key of the company's account at another bank, where withdrawals go (default: withdrawals are refused)")
 	fs.StringVar(&c.psp.webhookSecret, "psp-webhook-secret", "", "-rail apipix: the secret the PSP's webhook calls must carry (in their hmac parameter)")
 	fs.DurationVar(&c.psp.reconcile, "psp-reconcile", defaultReconcile, "-rail apipix: how often to list what the PSP received and record what its webhook missed")
 	fs.BoolVar(&c.newApp, "new-app", false, "create a new application and print its App ID")

@@ -45,6 +45,7 @@ import (
 type pspConfig struct {
 	url, tokenURL, clientID, clientSecret string
 	cert, key, ca, pixKey, send           string
+	withdrawalKey                         string
 	webhookSecret                         string
 	reconcile                             time.Duration
 }
@@ -103,7 +104,7 @@ func openAPIPix(c config) (*apipix.Driver, error) {
 		return nil, badFlag("-psp-cert/-psp-key/-psp-ca: %v", err)
 	}
 	d, err := apipix.New(apipix.Config{BaseURL: p.url, TokenURL: p.tokenURL, ClientID: p.clientID, ClientSecret: p.clientSecret,
-		Certificate: cert, RootCAs: pool, PixKey: p.pixKey})
+		Certificate: cert, RootCAs: pool, PixKey: p.pixKey, WithdrawalKey: p.withdrawalKey})
 	if err != nil {
 		return nil, badFlag("-rail apipix: %v", err)
 	}

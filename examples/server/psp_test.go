@@ -101,7 +101,7 @@ func (s pspServer) reconcile(t *testing.T) map[string]any {
 // that expires, and payouts confirmed and refused.
 func TestPSP(t *testing.T) {
 	psp := apipixtest.New(t, apipixtest.Options{})
-	s := startPSP(t, psp)
+	s := startPSP(t, psp, "-psp-withdrawal-key", "tesouraria@empresa.example.com")
 	t.Cleanup(func() {
 		if v := psp.Violations(); len(v) > 0 {
 			t.Errorf("requests the standard does not allow:\n%s", strings.Join(v, "\n"))
@@ -241,6 +241,15 @@ func TestPSP(t *testing.T) {
 		_, body = pay("p-refused", apipixtest.KeyRefused)
 		is.Equal(body["payment"].(map[string]any)["status"], "FAILED") // the PSP refused the key
 		is.Equal(balance(), before)                                    // and the money came back
+
+		_, accounts := call(t, "GET", s.base+"/api/v1/account/", s.appID, "")
+		account := accounts["accounts"].([]any)[0].(map[string]any)["accountId"].(string)
+		sends := psp.SendCount()
+		code, _ := call(t, "POST", s.base+"/api/v1/account/"+account+"/withdraw", s.appID, `{"value":200}`)
+		is.Equal(code, http.StatusOK)
+		is.Equal(psp.SendCount(), sends+1) // a withdrawal: sent to the company's account elsewhere
+		is.True(balance() < before-200)    // its value (and fee) out of the balance
+		_ = body
 	})
 }
 

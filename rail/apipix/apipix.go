@@ -79,7 +79,8 @@ type Config struct {
 	// NewEfiSender) is configured.
 	Sender Sender
 	// WithdrawalKey is where a withdrawal (money out to the company's own account) goes
-	// when the order names no key. "" refuses such withdrawals.
+	// when the order names no key or the key the company receives at (PixKey): the key of
+	// its account at another bank. "" refuses such withdrawals.
 	WithdrawalKey string
 	// Now is the clock, read for token expiry and charge expiry; nil is time.Now.
 	Now func() time.Time

@@ -530,6 +530,14 @@ func TestSend(t *testing.T) {
 		_, err := e.d.Send(ctx, o)
 		is.NoErr(err)
 		is.Equal(e.psp.SendCount(), 1) // sent to the withdrawal key
+
+		// The Service's withdrawal of a company names the company's key, which at a PSP
+		// is the key it receives at: that too goes to the withdrawal key.
+		o = rail.PixOrder{ID: "w2", Kind: rail.OrderWithdrawal, Key: e.psp.PixKey(), Value: 100, SentAt: t0}
+		_, err = e.d.Send(ctx, o)
+		is.NoErr(err)
+		is.Equal(e.psp.SendCount(), 2)
+		is.Equal(e.psp.Violations(), []string(nil)) // not a send to itself
 	})
 }
 

@@ -29,9 +29,11 @@ func (d *Driver) Send(ctx context.Context, o rail.PixOrder) (rail.Settlement, er
 	if s == nil {
 		return rail.Settlement{}, rail.Refused(rail.ReasonRefused, "no sender of payments is configured for this PSP")
 	}
-	if o.Kind == rail.OrderWithdrawal && o.Key == "" && o.Account == nil {
+	if o.Kind == rail.OrderWithdrawal && o.Account == nil && (o.Key == "" || o.Key == d.pixKey) {
+		// money out to the company's own account: not the key it receives at this PSP
+		// (which would move nothing) but Config.WithdrawalKey, its account elsewhere
 		if d.withdrawalKey == "" {
-			return rail.Settlement{}, rail.Refused(rail.ReasonRefused, "the withdrawal names no key and no withdrawal key is configured")
+			return rail.Settlement{}, rail.Refused(rail.ReasonRefused, "a withdrawal to the company's own account needs a withdrawal key (Config.WithdrawalKey), its account at another bank")
 		}
 		o.Key, o.KeyType = d.withdrawalKey, ""
 	}
