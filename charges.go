@@ -42,7 +42,7 @@ const (
 // Charge limits and defaults.
 const (
 	DefaultChargeExpiresIn = 86400            // seconds, as the real API's examples
-	MinChargeExpiresIn     = 900              // 15 minutes
+	MinChargeExpiresIn     = 300              // 5 minutes, the official document's minimum
 	MaxChargeExpiresIn     = 10 * 365 * 86400 // 10 years
 	MaxComment             = 140
 	MaxAdditionalInfo      = 20
@@ -160,7 +160,7 @@ type CreateChargeParams struct {
 	// Comment is at most 140 characters. The charge keeps all of it; its BR Code carries
 	// as much of it as fits next to the Pix key (folded to ASCII), or none.
 	Comment string
-	// ExpiresIn (seconds, at least 900, default 86400) or ExpiresDate (ISO 8601; without a
+	// ExpiresIn (seconds, at least 300, default 86400) or ExpiresDate (ISO 8601; without a
 	// zone it is UTC) bound a DYNAMIC charge, at most 10 years ahead; with both, ExpiresDate
 	// wins. OVERDUE charges expire DaysAfterDueDate days after their due day.
 	ExpiresIn   int64
@@ -399,7 +399,7 @@ func expiry(now time.Time, expiresIn int64, expiresDate string) (time.Time, erro
 		}
 		at = at.UTC().Truncate(time.Millisecond)
 		if at.Before(now.Add(MinChargeExpiresIn * time.Second)) {
-			return time.Time{}, invalid("expiresDate", "expiresDate must be at least 15 minutes from now")
+			return time.Time{}, invalid("expiresDate", "expiresDate must be at least 5 minutes (%d seconds) from now", MinChargeExpiresIn)
 		}
 		if at.After(now.Add(MaxChargeExpiresIn * time.Second)) {
 			return time.Time{}, invalid("expiresDate", "expiresDate must be at most 10 years (%d seconds) from now", MaxChargeExpiresIn)
@@ -408,7 +408,7 @@ func expiry(now time.Time, expiresIn int64, expiresDate string) (time.Time, erro
 	case expiresIn == 0:
 		return now.Add(DefaultChargeExpiresIn * time.Second), nil
 	case expiresIn < MinChargeExpiresIn || expiresIn > MaxChargeExpiresIn:
-		return time.Time{}, invalid("expiresIn", "expiresIn must be between %d (15 minutes) and %d seconds", MinChargeExpiresIn, MaxChargeExpiresIn)
+		return time.Time{}, invalid("expiresIn", "expiresIn must be between %d (5 minutes) and %d seconds", MinChargeExpiresIn, MaxChargeExpiresIn)
 	default:
 		return now.Add(time.Duration(expiresIn) * time.Second), nil
 	}

@@ -202,13 +202,13 @@ func TestService_CreateCharge_Invalid(t *testing.T) {
 		{"ZeroValue", payments.CreateChargeParams{CorrelationID: "x", Value: 0}, "value"},
 		{"NegativeValue", payments.CreateChargeParams{CorrelationID: "x", Value: -5}, "value"},
 		{"HugeValue", payments.CreateChargeParams{CorrelationID: "x", Value: 1_000_000_000_000}, "value"},
-		{"ExpiresInShort", payments.CreateChargeParams{CorrelationID: "x", Value: 100, ExpiresIn: 899}, "expiresIn"},
+		{"ExpiresInShort", payments.CreateChargeParams{CorrelationID: "x", Value: 100, ExpiresIn: 299}, "expiresIn"},
 		{"ExpiresDateNotISO", payments.CreateChargeParams{CorrelationID: "x", Value: 100, ExpiresDate: "23/11/2026"}, "expiresDate"},
-		{"ExpiresDatePast", payments.CreateChargeParams{CorrelationID: "x", Value: 100, ExpiresDate: "2026-11-22T12:10:00Z"}, "expiresDate"},
+		{"ExpiresDatePast", payments.CreateChargeParams{CorrelationID: "x", Value: 100, ExpiresDate: "2026-11-22T12:04:00Z"}, "expiresDate"},
 		{"ExpiresInTooFar", payments.CreateChargeParams{CorrelationID: "x", Value: 100, ExpiresIn: payments.MaxChargeExpiresIn + 1}, "expiresIn"},
 		{"ExpiresDateTooFar", payments.CreateChargeParams{CorrelationID: "x", Value: 100, ExpiresDate: "2036-11-19T12:00:01Z"}, "expiresDate"},
 		{"ExpiresDateFarFuture", payments.CreateChargeParams{CorrelationID: "x", Value: 100, ExpiresDate: "9999-12-31T23:59:59Z"}, "expiresDate"},
-		{"ExpiresBothDateBad", payments.CreateChargeParams{CorrelationID: "x", Value: 100, ExpiresIn: 1000, ExpiresDate: "2026-11-22T12:10:00Z"}, "expiresDate"},
+		{"ExpiresBothDateBad", payments.CreateChargeParams{CorrelationID: "x", Value: 100, ExpiresIn: 1000, ExpiresDate: "2026-11-22T12:04:00Z"}, "expiresDate"},
 		{"CommentTooLong", payments.CreateChargeParams{CorrelationID: "x", Value: 100, Comment: strings.Repeat("a", 141)}, "comment"},
 		{"CommentTooLongMultiByte", payments.CreateChargeParams{CorrelationID: "x", Value: 100, Comment: strings.Repeat("ç", 141)}, "comment"},
 		{"CommentInvalidUTF8", payments.CreateChargeParams{CorrelationID: "x", Value: 100, Comment: "caf\xe9"}, "comment"},
@@ -596,7 +596,7 @@ func TestService_UpdateChargeExpiry(t *testing.T) {
 		_, err = e.svc.UpdateChargeExpiry(ctx, "sooner", t0.Add(72*time.Hour).Format(time.RFC3339))
 		is.Equal(payments.ErrorCode(err), payments.EPRECONDITION) // expired: nothing to move
 		_, err = e.svc.UpdateChargeExpiry(ctx, "later", e.clock.Now().Add(time.Minute).Format(time.RFC3339))
-		is.Equal(payments.ErrorField(err), "expiresDate") // under 15 minutes
+		is.Equal(payments.ErrorField(err), "expiresDate") // under 5 minutes
 		createCharge(t, e, payments.CreateChargeParams{CorrelationID: "boleto", Value: 100, Type: payments.ChargeOverdue, DaysForDueDate: 3})
 		_, err = e.svc.UpdateChargeExpiry(ctx, "boleto", "2027-01-31")
 		is.Equal(payments.ErrorCode(err), payments.EPRECONDITION) // follows its due date
@@ -627,4 +627,17 @@ func TestService_ChargeOverdue_Refused(t *testing.T) {
 		_, err = e.svc.CreateCharge(ctx, p)
 		is.NoErr(err) // as many as allowed, up to the due day
 	})
+}
+
+// TestService_CreateCharge_FiveMinutes: the official document's shortest expiry, 5
+// minutes, is taken (this version asked for 15 before).
+func TestService_CreateCharge_FiveMinutes(t *testing.T) {
+	is := is.New(t)
+	e := newEnv(t, stores[0].open(t))
+	c, err := e.svc.CreateCharge(ctx, payments.CreateChargeParams{CorrelationID: "short", Value: 100, ExpiresIn: 300})
+	is.NoErr(err)
+	is.Equal(c.ExpiresIn, int64(300))
+	is.True(c.ExpiresDate.Equal(t0.Add(5 * time.Minute)))
+	_, err = e.svc.CreateCharge(ctx, payments.CreateChargeParams{CorrelationID: "shorter", Value: 100, ExpiresIn: 299})
+	is.Equal(payments.ErrorField(err), "expiresIn")
 }

@@ -2,6 +2,7 @@ package payments
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/pixfoundry/payments/store"
@@ -194,7 +195,47 @@ func (c Customer) keys() []string {
 	return keys
 }
 
-func (c Customer) indexes() []store.Index { return []store.Index{byCreation(c.CreatedAt)} }
+// indexes are the customer's creation order and, for a charge's customer named by its
+// e-mail or phone alone (linkCustomer), its e-mail and its phone: oldest first, so the
+// first one with that e-mail is the one found. They are not unique keys: two customers
+// may share an e-mail.
+func (c Customer) indexes() []store.Index {
+	ix := []store.Index{byCreation(c.CreatedAt)}
+	if c.Email != "" {
+		ix = append(ix, store.Index{Name: customerEmailIndex(c.Email), Sort: sortTime(c.CreatedAt)})
+	}
+	if c.Phone != "" {
+		ix = append(ix, store.Index{Name: customerPhoneIndex(c.Phone), Sort: sortTime(c.CreatedAt)})
+	}
+	return ix
+}
+
+func customerEmailIndex(email string) string { return "email:" + strings.ToLower(email) }
+
+func customerPhoneIndex(phone string) string { return "phone:" + phone }
+
+// firstCustomerIn is the oldest customer in the index named index; ok is false when none.
+func (t *txn) firstCustomerIn(index string) (c Customer, ok bool, err error) {
+	p, err := t.tx.List(collCustomers, t.company, store.Query{Index: index, Limit: 1, NoTotal: true})
+	if err != nil || len(p.Records) == 0 {
+		return Customer{}, false, internal(err)
+	}
+	if err := decode(p.Records[0], &c); err != nil {
+		return Customer{}, false, err
+	}
+	c.ID = p.Records[0].ID
+	return c, true, nil
+}
+
+// migrateCustomerIndexes saves every customer again, once per database, so that customers
+// from before the e-mail and phone indexes are found by them.
+func (s *Service) migrateCustomerIndexes(ctx context.Context) error {
+	return s.migrateOnce(ctx, migrationCustomerIndex1, func(co *Service) error {
+		return eachBatch(ctx, co, collCustomers, indexAll, func(t *txn, id string, c *Customer) error {
+			return t.put(collCustomers, id, "customer", c, c.keys(), c.indexes())
+		})
+	})
+}
 
 // CreateCustomer creates a customer. A correlationID or tax ID already used by another
 // customer of the company is a conflict.
@@ -330,6 +371,23 @@ func (t *txn) linkCustomer(p CreateCustomerParams) (Customer, error) {
 			cand.TaxID = existing.TaxID
 		}
 		return cand.snapshot(), nil
+	}
+	if p.CorrelationID == "" && cand.TaxID == nil {
+		// Named by e-mail or phone alone: the customer who has it already, the oldest if
+		// several do, rather than a new copy for every charge.
+		for _, index := range []string{customerEmailIndex(cand.Email), customerPhoneIndex(cand.Phone)} {
+			if index == customerEmailIndex("") || index == customerPhoneIndex("") {
+				continue
+			}
+			existing, ok, err := t.firstCustomerIn(index)
+			if err != nil {
+				return Customer{}, err
+			}
+			if ok {
+				cand.ID, cand.CorrelationID, cand.TaxID = existing.ID, existing.CorrelationID, existing.TaxID
+				return cand.snapshot(), nil
+			}
+		}
 	}
 	c, err := t.createCustomer("customer.", p)
 	return c.snapshot(), err

@@ -1,6 +1,7 @@
 package payments_test
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -202,5 +203,30 @@ func TestService_CustomersCompanyIsolation(t *testing.T) {
 		is.Equal(payments.ErrorCode(err), payments.EFORBIDDEN) // only partners register companies
 		_, err = e.svc.Company(ctx, "no-such-company")
 		is.Equal(payments.ErrorCode(err), payments.ENOTFOUND)
+	})
+}
+
+// TestService_ChargeCustomerByEmailOrPhone: a charge's customer named by e-mail or phone
+// alone is the customer who has it, not a new copy for every charge.
+func TestService_ChargeCustomerByEmailOrPhone(t *testing.T) {
+	eachStore(t, func(t *testing.T, e env) {
+		is := is.New(t)
+		first, err := e.svc.CreateCustomer(ctx, payments.CreateCustomerParams{Name: "Ana", Email: "ana@example.com", TaxID: "52998224725"})
+		is.NoErr(err)
+		for i := range 3 {
+			c, err := e.svc.CreateCharge(ctx, payments.CreateChargeParams{CorrelationID: fmt.Sprint("by-email-", i), Value: 100,
+				Customer: &payments.CreateCustomerParams{Name: "Ana", Email: "ANA@example.com"}})
+			is.NoErr(err)
+			is.Equal(c.Customer.CorrelationID, first.CorrelationID) // the customer with that e-mail
+			is.Equal(c.Customer.TaxID.TaxID, "52998224725")
+		}
+		for i := range 3 {
+			_, err := e.svc.CreateCharge(ctx, payments.CreateChargeParams{CorrelationID: fmt.Sprint("by-phone-", i), Value: 100,
+				Customer: &payments.CreateCustomerParams{Name: "Bruno", Phone: "+5511999990000"}})
+			is.NoErr(err)
+		}
+		_, page, err := e.svc.ListCustomers(ctx, payments.ListParams{})
+		is.NoErr(err)
+		is.Equal(page.TotalCount, 2) // Ana, and one Bruno
 	})
 }

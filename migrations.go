@@ -20,6 +20,8 @@ const (
 	migrationChargeIndex1 = "charge-index-1"
 	// transactions get the index entries of every filter combination (Transaction.indexes)
 	migrationTransactionIndex1 = "transaction-index-1"
+	// customers get the e-mail and phone index entries (Customer.indexes)
+	migrationCustomerIndex1 = "customer-index-1"
 )
 
 // migrations are the data migrations, in the order migrate runs them. Each lives in its
@@ -34,6 +36,7 @@ var migrations = []func(*Service, context.Context) error{
 	(*Service).migratePixKeys,
 	(*Service).migrateTxidRoutes,
 	(*Service).migrateReceivedPix,
+	(*Service).migrateCustomerIndexes,
 }
 
 // migrate runs the migrations in order, stopping at the first that fails. New runs it on

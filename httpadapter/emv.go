@@ -3,6 +3,7 @@ package httpadapter
 import (
 	"cmp"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -40,6 +41,47 @@ type emvView struct {
 	PointOfInitiation string `json:"pointOfInitiation"` // "11" reusable, "12" single use, "" absent
 	CRC               string `json:"crc"`
 	CRCValid          bool   `json:"crcValid"` // always true: a code with a wrong CRC is refused
+
+	// EMV is the code in the official document's shape; CobLocation and RecLocation,
+	// the charge and recurrence payloads a dynamic code points at, are always null: this
+	// version fetches nothing from the payer's side of the network (the flat fields above,
+	// kept for the clients written against earlier versions, say the same).
+	EMV         emvDocument `json:"emv"`
+	CobLocation *struct{}   `json:"cobLocation"`
+	RecLocation *struct{}   `json:"recLocation"`
+}
+
+// emvDocument is a decoded BR Code as the official document's POST /decode/emv writes it:
+// the EMV fields by their names, amounts as written.
+type emvDocument struct {
+	PayloadFormatIndicator        string             `json:"payloadFormatIndicator"`
+	PointOfInitiationMethod       string             `json:"pointOfInitiationMethod,omitempty"`
+	MerchantAccountInformationPix emvMerchantAccount `json:"merchantAccountInformationPix"`
+	MerchantCategoryCode          string             `json:"merchantCategoryCode"`
+	TransactionCurrency           string             `json:"transactionCurrency"`
+	TransactionAmount             string             `json:"transactionAmount,omitempty"`
+	CountryCode                   string             `json:"countryCode"`
+	MerchantName                  string             `json:"merchantName"`
+	MerchantCity                  string             `json:"merchantCity"`
+	AdditionalDataFieldTemplate   struct {
+		ReferenceLabel string `json:"referenceLabel"`
+	} `json:"additionalDataFieldTemplate"`
+	UnreservedTemplates *emvUnreserved `json:"unreservedTemplates,omitempty"`
+	CRC                 string         `json:"crc"`
+}
+
+// emvMerchantAccount is the Pix merchant account (field 26).
+type emvMerchantAccount struct {
+	GUI                   string `json:"gui"`
+	PixKey                string `json:"pixKey,omitempty"`
+	URL                   string `json:"url,omitempty"`
+	AdditionalInformation string `json:"additionalInformation,omitempty"`
+}
+
+// emvUnreserved is the Pix Automático recurrence template (80-99).
+type emvUnreserved struct {
+	GUI string `json:"gui"`
+	URL string `json:"url"`
 }
 
 // handleEMVDecode: POST /decode/emv {emv} (or {brCode}) → 200 with the code's fields (see
@@ -79,10 +121,23 @@ func decodeEMV(s string) (emvView, error) {
 	if c.KeyType() == brcode.KeyEVP {
 		keyType = "RANDOM"
 	}
-	return emvView{
+	v := emvView{
 		PixKey: c.Key, PixKeyType: keyType, MerchantName: c.Name, MerchantCity: c.City,
 		Value: c.Amount, TxID: c.TxID, Dynamic: c.Dynamic(), URL: c.URL, Info: c.Info,
 		PostalCode: c.PostalCode, MCC: c.MCC, Currency: c.Currency, Country: c.Country,
 		PointOfInitiation: c.PointOfInitiation, CRC: s[len(s)-4:], CRCValid: true,
-	}, nil
+	}
+	d := &v.EMV
+	d.PayloadFormatIndicator, d.PointOfInitiationMethod = "01", c.PointOfInitiation
+	d.MerchantAccountInformationPix = emvMerchantAccount{GUI: cmp.Or(c.GUI, brcode.PixGUI), PixKey: c.Key, URL: c.URL, AdditionalInformation: c.Info}
+	d.MerchantCategoryCode, d.TransactionCurrency, d.CountryCode = c.MCC, c.Currency, c.Country
+	if c.HasAmount {
+		d.TransactionAmount = fmt.Sprintf("%d.%02d", c.Amount/100, c.Amount%100)
+	}
+	d.MerchantName, d.MerchantCity, d.CRC = c.Name, c.City, v.CRC
+	d.AdditionalDataFieldTemplate.ReferenceLabel = c.TxID
+	if u := c.RecurrenceURL(); u != "" {
+		d.UnreservedTemplates = &emvUnreserved{GUI: brcode.PixGUI, URL: u}
+	}
+	return v, nil
 }

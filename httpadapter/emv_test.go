@@ -20,8 +20,16 @@ func TestEMVDecode(t *testing.T) {
 		is := is.New(t)
 		r := s.do(t, "POST", "/api/v1/decode/emv", s.appID, `{"emv":"`+code+`"}`)
 		mustStatus(t, is, r, http.StatusOK)
-		is.Equal(keys(r.body), []string{"country", "crc", "crcValid", "currency", "dynamic", "info", "mcc", "merchantCity",
-			"merchantName", "pixKey", "pixKeyType", "pointOfInitiation", "postalCode", "txid", "url", "value"})
+		is.Equal(keys(r.body), []string{"cobLocation", "country", "crc", "crcValid", "currency", "dynamic", "emv", "info", "mcc", "merchantCity",
+			"merchantName", "pixKey", "pixKeyType", "pointOfInitiation", "postalCode", "recLocation", "txid", "url", "value"})
+		// the official document's shape: {emv: {...}, cobLocation, recLocation}
+		is.Equal(r.body["emv"], map[string]any{"payloadFormatIndicator": "01",
+			"merchantAccountInformationPix": map[string]any{"gui": "br.gov.bcb.pix", "pixKey": str(c, "pixKey"), "additionalInformation": "Pedido 7"},
+			"merchantCategoryCode": "0000", "transactionCurrency": "986", "transactionAmount": "10.50", "countryCode": "BR",
+			"merchantName": "Loja Exemplo", "merchantCity": str(r.body, "merchantCity"),
+			"additionalDataFieldTemplate": map[string]any{"referenceLabel": str(c, "identifier")[:25]}, "crc": code[len(code)-4:]})
+		is.Equal(r.body["cobLocation"], nil) // nothing fetched
+		is.Equal(r.body["recLocation"], nil)
 		is.Equal(str(r.body, "pixKey"), str(c, "pixKey"))
 		is.Equal(str(r.body, "pixKeyType"), "RANDOM") // the wire's name of an EVP key
 		is.Equal(str(r.body, "merchantName"), "Loja Exemplo")

@@ -33,12 +33,27 @@ func handleRefundCreate(log *slog.Logger) http.Handler {
 			writeError(w, r, log, err)
 			return
 		}
-		encode(w, http.StatusOK, refundReply{Refund: ref})
+		encode(w, http.StatusOK, refundReply{Refund: pixRefund(ref)})
 	})
 }
 
+// pixRefund is r as the /refund routes write it: the official document's Refund, whose
+// status is IN_PROCESSING, REFUNDED or NOT_ACCOMPLISHED. A charge's refunds
+// (/charge/{id}/refund) keep the values the Service records (CONFIRMED, REJECTED), as the
+// real API's charge refunds do.
+func pixRefund(r payments.Refund) payments.Refund {
+	switch r.Status {
+	case payments.RefundConfirmed:
+		r.Status = "REFUNDED"
+	case payments.RefundRejected:
+		r.Status = "NOT_ACCOMPLISHED"
+	}
+	return r
+}
+
 // handleRefundGet: GET /refund/{id} (refundId or correlationID) → 200
-// {pixTransactionRefund}: the real API's key for a single refund.
+// {pixTransactionRefund, refund}: the real API's key for a single refund, and the one
+// the Ruby SDK reads it under (the same refund twice).
 func handleRefundGet(log *slog.Logger) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ref, err := company(r).GetRefund(r.Context(), r.PathValue("id"))
@@ -46,7 +61,8 @@ func handleRefundGet(log *slog.Logger) http.Handler {
 			writeError(w, r, log, err)
 			return
 		}
-		encode(w, http.StatusOK, pixTransactionRefundReply{PixTransactionRefund: ref})
+		ref = pixRefund(ref)
+		encode(w, http.StatusOK, pixTransactionRefundReply{PixTransactionRefund: ref, Refund: ref})
 	})
 }
 
@@ -63,6 +79,9 @@ func handleRefundList(log *slog.Logger) http.Handler {
 			writeError(w, r, log, err)
 			return
 		}
+		for i := range rs {
+			rs[i] = pixRefund(rs[i])
+		}
 		encode(w, http.StatusOK, refundListReply{PageInfo: page, Refunds: rs})
 	})
 }
@@ -75,6 +94,7 @@ type (
 	}
 	pixTransactionRefundReply struct {
 		PixTransactionRefund payments.Refund `json:"pixTransactionRefund"`
+		Refund               payments.Refund `json:"refund"`
 	}
 	refundListReply struct {
 		PageInfo payments.PageInfo `json:"pageInfo"`

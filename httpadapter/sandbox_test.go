@@ -73,7 +73,7 @@ func TestSandbox_PayCharge(t *testing.T) {
 	is.Equal(str(r.body, "refund", "status"), "IN_PROCESSING")
 	r = s.do(t, "GET", "/api/v1/refund/r1", s.appID, "")
 	mustStatus(t, is, r, http.StatusOK)
-	is.Equal(str(r.body, "pixTransactionRefund", "status"), "CONFIRMED") // settled by the sandbox bank
+	is.Equal(str(r.body, "pixTransactionRefund", "status"), "REFUNDED") // settled by the sandbox bank
 	is.Equal(num(r.body, "pixTransactionRefund", "value"), 100)
 	r = s.do(t, "GET", "/api/v1/account/"+accountID, s.appID, "")
 	is.Equal(num(r.body, "account", "balance", "total"), 850) // the refund left

@@ -55,7 +55,7 @@ func handleSubaccountGet(log *slog.Logger) http.Handler {
 	})
 }
 
-// handleSubaccountList: GET /subaccount?skip&limit → 200 {subAccounts, pageInfo}.
+// handleSubaccountList: GET /subaccount?skip&limit → 200 {subAccounts, subaccounts, pageInfo}.
 func handleSubaccountList(log *slog.Logger) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p, err := listParams(r)
@@ -68,7 +68,7 @@ func handleSubaccountList(log *slog.Logger) http.Handler {
 			writeError(w, r, log, err)
 			return
 		}
-		encode(w, http.StatusOK, subaccountListReply{PageInfo: page, SubAccounts: sas})
+		encode(w, http.StatusOK, subaccountListReply{PageInfo: page, SubAccounts: sas, Subaccounts: sas})
 	})
 }
 
@@ -156,8 +156,11 @@ type (
 	subaccountReply struct {
 		SubAccount payments.Subaccount `json:"SubAccount"` // capitalised, as the real API
 	}
+	// subaccountListReply carries the list under subaccounts, the official document's
+	// key, and subAccounts, its example's and the one SDK 1.3.3 reads.
 	subaccountListReply struct {
 		PageInfo    payments.PageInfo     `json:"pageInfo"`
 		SubAccounts []payments.Subaccount `json:"subAccounts"`
+		Subaccounts []payments.Subaccount `json:"subaccounts"`
 	}
 )

@@ -43,7 +43,8 @@ func TestSubaccounts(t *testing.T) {
 		is := is.New(t)
 		r := s.do(t, "GET", "/api/v1/subaccount?limit=10&skip=0", s.appID, "")
 		mustStatus(t, is, r, http.StatusOK)
-		is.Equal(keys(r.body), []string{"pageInfo", "subAccounts"})
+		is.Equal(keys(r.body), []string{"pageInfo", "subAccounts", "subaccounts"}) // the SDK's key and the document's
+		is.Equal(r.body["subaccounts"], r.body["subAccounts"])
 		is.Equal(len(list(r.body, "subAccounts")), 2)
 	})
 	t.Run("Transfer", func(t *testing.T) {

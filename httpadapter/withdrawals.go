@@ -143,13 +143,18 @@ type subaccountWithdrawTransaction struct {
 	Comment          string                    `json:"comment"`
 }
 
-// subaccountWithdrawReply is {transaction}.
+// subaccountWithdrawReply is {transaction, withdraw}: the official document's schema puts
+// the withdrawal under withdraw.account, its example under transaction, and clients read
+// either; both carry the same transaction.
 type subaccountWithdrawReply struct {
 	Transaction subaccountWithdrawTransaction `json:"transaction"`
+	Withdraw    struct {
+		Account subaccountWithdrawTransaction `json:"account"`
+	} `json:"withdraw"`
 }
 
 // handleSubaccountWithdraw: POST /subaccount/{id}/withdraw {value?, correlationID?} → 200 {transaction:
-// {status: CREATED, value, correlationID, destinationAlias, comment}}: the value (or the
+// {status: CREATED, value, correlationID, destinationAlias, comment}, withdraw: {account: the same}}: the value (or the
 // whole balance) to the subaccount's own Pix key. An empty subaccount, a value above its
 // balance or a value not positive is a 400. (The Node SDK 1.3.3 cannot call this route:
 // it sends a GET with a body.)
@@ -196,7 +201,9 @@ func handleSubaccountWithdraw(log *slog.Logger) http.Handler {
 			writeError(w, r, log, err)
 			return
 		}
-		encode(w, http.StatusOK, subaccountWithdrawReply{Transaction: subaccountWithdrawTransaction{Status: wd.Status, Value: wd.Value,
-			EndToEndID: wd.EndToEndID, CorrelationID: wd.CorrelationID, DestinationAlias: wd.DestinationAlias, Comment: wd.Comment}})
+		reply := subaccountWithdrawReply{Transaction: subaccountWithdrawTransaction{Status: wd.Status, Value: wd.Value,
+			EndToEndID: wd.EndToEndID, CorrelationID: wd.CorrelationID, DestinationAlias: wd.DestinationAlias, Comment: wd.Comment}}
+		reply.Withdraw.Account = reply.Transaction
+		encode(w, http.StatusOK, reply)
 	})
 }

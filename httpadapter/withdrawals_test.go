@@ -86,7 +86,8 @@ func TestSubaccountWithdraw(t *testing.T) {
 		is := is.New(t)
 		r := s.do(t, "POST", "/api/v1/subaccount/joao@example.com/withdraw", s.appID, `{"value":1000}`)
 		mustStatus(t, is, r, http.StatusOK)
-		is.Equal(keys(r.body), []string{"transaction"})
+		is.Equal(keys(r.body), []string{"transaction", "withdraw"})                    // the example's key and the schema's
+		is.Equal(r.body["withdraw"], map[string]any{"account": r.body["transaction"]}) // the same withdrawal
 		is.Equal(str(r.body, "transaction", "status"), "CREATED")
 		is.Equal(num(r.body, "transaction", "value"), 1000)
 		is.Equal(str(r.body, "transaction", "destinationAlias"), "joao@example.com") // its own key
