@@ -420,6 +420,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 	if psp != nil { // the PSP's webhook, and the reconciliation that heals what it loses
 		handler = withPSPWebhook(handler, pspWebhook(svc, cfg.psp.webhookSecret, log))
 		rec = &reconciler{svc: svc, psp: psp, hookURL: pspWebhookURL(baseURL, cfg.psp.webhookSecret), interval: cfg.psp.reconcile, log: log}
+		if len(cfg.psp.webhookSecret) < 16 {
+			log.Warn("psp: -psp-webhook-secret is short: anyone who guesses it can report Pix to this server; use 16 random characters or more")
+		}
 		rec.register(ctx) // before serving: the PSP sends nothing until then
 	}
 

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 
 	"github.com/pixfoundry/payments"
 	"github.com/pixfoundry/payments/rail/apipix"
@@ -80,8 +81,8 @@ func checkPSP(c config) error {
 	default:
 		return badFlag("-psp-send %q: the sending extensions this build has are efi and none (payouts refused)", p.send)
 	}
-	if len(p.webhookSecret) < 16 || strings.ContainsAny(p.webhookSecret, "&#?/ %") {
-		return badFlag("-psp-webhook-secret must be at least 16 characters, none of & # ? / %% or space (it travels in the webhook's URL)")
+	if strings.IndexFunc(p.webhookSecret, func(r rune) bool { return r <= ' ' || r == 0x7f || r > unicode.MaxASCII }) >= 0 {
+		return badFlag("-psp-webhook-secret must be printable ASCII without spaces (it travels in the webhook's URL, escaped)")
 	}
 	if p.reconcile < time.Second {
 		return badFlag("-psp-reconcile must be at least 1s, got %v", p.reconcile)

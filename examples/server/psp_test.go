@@ -375,3 +375,20 @@ func TestPSP_SecretFromTheEnvironment(t *testing.T) {
 	status, _ := s.charge(t, "c-env", 100)
 	is.Equal(status, http.StatusOK) // the PSP took the credentials
 }
+
+// TestPSP_AnySecret: the webhook secret travels escaped in the URL the PSP calls, so any
+// printable one works, short ones (with a warning) and ones with URL characters included.
+func TestPSP_AnySecret(t *testing.T) {
+	for _, secret := range []string{"W", "a&b=c?d/e%f#g+h"} {
+		t.Run(secret, func(t *testing.T) {
+			is := is.New(t)
+			psp := apipixtest.New(t, apipixtest.Options{})
+			s := startPSP(t, psp, "-psp-webhook-secret", secret)
+			_, c := s.charge(t, "c1", 100)
+			_, err := psp.Pay(c["transactionID"].(string), 100, apipixtest.Payer{Name: "Ana", TaxID: "52998224725"}, "")
+			is.NoErr(err)
+			is.Equal(len(psp.NotifyErrors()), 0)           // the PSP's call carried it right
+			is.Equal(s.chargeStatus(t, "c1"), "COMPLETED") // and was taken
+		})
+	}
+}
