@@ -25,7 +25,7 @@ func TestEMVDecode(t *testing.T) {
 		// the official document's shape: {emv: {...}, cobLocation, recLocation}
 		is.Equal(r.body["emv"], map[string]any{"payloadFormatIndicator": "01",
 			"merchantAccountInformationPix": map[string]any{"gui": "br.gov.bcb.pix", "pixKey": str(c, "pixKey"), "additionalInformation": "Pedido 7"},
-			"merchantCategoryCode": "0000", "transactionCurrency": "986", "transactionAmount": "10.50", "countryCode": "BR",
+			"merchantCategoryCode":          "0000", "transactionCurrency": "986", "transactionAmount": "10.50", "countryCode": "BR",
 			"merchantName": "Loja Exemplo", "merchantCity": str(r.body, "merchantCity"),
 			"additionalDataFieldTemplate": map[string]any{"referenceLabel": str(c, "identifier")[:25]}, "crc": code[len(code)-4:]})
 		is.Equal(r.body["cobLocation"], nil) // nothing fetched

@@ -43,7 +43,7 @@ func TestRefunds(t *testing.T) {
 			is.Equal(keys(r.body), []string{"pixTransactionRefund", "refund"}) // the wire's key, and the Ruby SDK's
 			is.Equal(r.body["refund"], r.body["pixTransactionRefund"])         // the same refund
 			is.Equal(str(r.body, "pixTransactionRefund", "correlationID"), "r1")
-			is.Equal(str(r.body, "pixTransactionRefund", "status"), "REFUNDED") // the document's values, not CONFIRMED
+			is.Equal(str(r.body, "pixTransactionRefund", "status"), "REFUNDED")        // the document's values, not CONFIRMED
 			is.True(str(r.body, "pixTransactionRefund", "returnIdentification") != "") // the refund's own Pix id
 		}
 		r := s.do(t, "GET", "/api/v1/refund/nope", s.appID, "")

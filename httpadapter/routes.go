@@ -151,6 +151,10 @@ func addRoutes(mux *http.ServeMux, svc *payments.Service, opts Options) (apiPatt
 	api("POST /partner/application", auth(handlePartnerApplicationCreate(log)))
 	api("GET /partner/affiliate", notOffered("partner affiliates are"))
 
+	// The rest of the official documents' operations, not offered: 501 naming each
+	// (notoffered.go).
+	addNotOffered(api, auth, log)
+
 	// Sandbox: simulated payments, for the caller's company, and the server's clock (one
 	// for every company); absent in production.
 	if opts.Sandbox {

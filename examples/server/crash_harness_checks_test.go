@@ -278,7 +278,7 @@ func (h *crashRun) checkBalances() {
 
 // settle moves the sandbox clock past the lease of every order the kills left unsettled
 // (the move runs the due pass before it answers), then checks that every approved payment
-// and every refund is CONFIRMED and no money is still held.
+// is CONFIRMED, every refund REFUNDED (the /refund routes' word), and no money is held.
 func (h *crashRun) settle() {
 	t := h.t
 	h.moveClock("10m")
@@ -291,7 +291,7 @@ func (h *crashRun) settle() {
 	}
 	for corr, rf := range h.refunds {
 		if rf.done == yes {
-			if _, body := h.do("GET", "/api/v1/refund/"+corr, ""); str(body, "pixTransactionRefund", "status") != "CONFIRMED" {
+			if _, body := h.do("GET", "/api/v1/refund/"+corr, ""); str(body, "pixTransactionRefund", "status") != "REFUNDED" {
 				t.Errorf("refund %s not settled: %v", corr, body)
 			}
 		}
