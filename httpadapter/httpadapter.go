@@ -69,6 +69,22 @@ type Options struct {
 	// OnRequest, if set, is called after each request with its method, route, status and
 	// duration (metrics by route); it runs on the request's goroutine and must be quick.
 	OnRequest func(RequestInfo)
+	// CORSOrigins are the web origins, scheme://host[:port] ("https://shop.example"), whose
+	// pages may call the API from a browser with the App ID, as @openpix/react does. Their
+	// preflights are answered 204 (the API's methods; Authorization, Content-Type and the
+	// headers the official SDKs send; kept two hours), and the API's replies to them carry
+	// Access-Control-Allow-Origin and expose X-Request-Id; another origin's preflight is
+	// answered 403 {"error"}, and every API reply carries Vary: Origin. ["*"] allows every
+	// origin, answered "*"; it is never implied, and goes alone. Credentials (cookies) are
+	// never allowed: the App ID is a header. Empty, the default, sends no CORS header at
+	// all, and a preflight is answered as any OPTIONS request is, 405, so browsers refuse
+	// every cross-origin call. Only the API's routes take part (under /api/ and
+	// /<vendor>/api/, and the sandbox's /<vendor>/testing...): the payment link page, the QR
+	// images and /health are opened by the browser itself (a link, an <img>), which needs
+	// no CORS. New panics on a list CheckCORSOrigins refuses. A page that holds an App ID
+	// shows it to everyone who opens it, who may then act as the company: a public site
+	// calls its own backend instead.
+	CORSOrigins []string
 }
 
 // New returns the HTTP handler of the OpenPix-compatible API over svc. svc is used to
@@ -86,6 +102,10 @@ func New(svc *payments.Service, opts Options) http.Handler {
 
 // newHandler is New with extra routes for tests (a panicking handler, say).
 func newHandler(svc *payments.Service, opts Options, extra func(*http.ServeMux)) http.Handler {
+	allowOrigins, err := corsOrigins(opts.CORSOrigins)
+	if err != nil {
+		panic("httpadapter: Options.CORSOrigins: " + err.Error())
+	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
@@ -108,6 +128,10 @@ func newHandler(svc *payments.Service, opts Options, extra func(*http.ServeMux))
 	h = limitBody(opts.MaxBodyBytes, h)
 	h = limitHeaders(opts.MaxHeaderBytes, h)
 	h = recoverPanics(opts.Logger, h)
+	if len(opts.CORSOrigins) > 0 { // outside the limits: a page can read their refusals
+		vendors := vendorNames(svc.Vendor())
+		h = cors(allowOrigins, vendors, corsMethods(vendors, apiPatterns, rootPatterns), h)
+	}
 	if opts.RequestLog != nil || opts.OnRequest != nil {
 		h = requestLog(opts.RequestLog, opts.OnRequest, h)
 	}

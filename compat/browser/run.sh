@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Run the payment link page's browser test (paylink.test.mjs: Debian's chromium driven by
-# playwright-core) against a freshly started server in sandbox mode.
+# Run the browser tests (Debian's chromium driven by playwright-core) against a freshly
+# started server in sandbox mode: the payment link page (paylink.test.mjs), and CORS
+# (cors.test.mjs: a page of another origin calling the API; it starts servers of its own
+# with -cors-origins from the same binary, SERVER_BIN).
 #
 #   compat/browser/run.sh [path/to/server-binary] [extra node --test args, e.g. --test-name-pattern=expired]
 #
@@ -25,12 +27,12 @@ CHROMIUM="${CHROMIUM:-/usr/bin/chromium}"
 SCREENSHOT_DIR="${SCREENSHOT_DIR:-$HERE/screenshots}"
 mkdir -p "$SCREENSHOT_DIR" "$TMP/profile"
 USER_DATA_DIR="$TMP/profile"
-export BASE_URL APP_ID CHROMIUM SCREENSHOT_DIR USER_DATA_DIR
+export BASE_URL APP_ID CHROMIUM SCREENSHOT_DIR USER_DATA_DIR SERVER_BIN
 echo "run.sh: server pid $SERVER_PID at $BASE_URL" >&2
 REPORTER=(--test-reporter=spec)
 for a in "$@"; do [[ "$a" == --test-reporter* ]] && REPORTER=(); done
 set +e
-node --test "${REPORTER[@]}" "$@" paylink.test.mjs
+node --test "${REPORTER[@]}" "$@" paylink.test.mjs cors.test.mjs
 status=$?
 set -e
 if (( status != 0 )); then dump_logs; fi

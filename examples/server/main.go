@@ -58,6 +58,11 @@
 // listener serves /metrics (Prometheus), /debug/pprof/ and GET /backup, a consistent copy
 // of the database taken while the server runs; see admin.go.
 //
+// -cors-origins https://shop.example,https://other.example lets the pages of those origins
+// call the API from a browser with the App ID, as @openpix/react does (CORS, see
+// httpadapter.Options.CORSOrigins); -cors-origins '*' lets any page. By default none may:
+// a browser refuses every cross-origin call.
+//
 // The server stops cleanly on SIGINT or SIGTERM: it finishes the requests in flight (for
 // up to shutdownTimeout, then cuts the rest short), stops the tick loop and the webhook
 // worker (a delivery cut off is not recorded, so it goes again after the restart) and
@@ -175,6 +180,7 @@ type config struct {
 	tick, webhookTimeout               time.Duration
 	adminAddr                          string // operator listener (admin.go); "" is off
 	adminAllowRemote, requestLog       bool
+	corsOrigins                        []string // -cors-origins, split at commas; nil is none
 }
 
 // parseFlags parses and checks the command line, before anything is opened or written.
@@ -215,6 +221,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&c.adminAddr, "admin-addr", "", "operator listener for /metrics, /debug/pprof/ and /backup, e.g. 127.0.0.1:9090 (default off; loopback only)")
 	fs.BoolVar(&c.adminAllowRemote, "admin-allow-remote", false, "let -admin-addr be a non-loopback address (it has no authentication)")
 	fs.BoolVar(&c.requestLog, "request-log", true, "log one line per API request (request id, method, route, status, duration)")
+	corsOrigins := fs.String("cors-origins", "", "comma-separated web origins (scheme://host[:port], e.g. https://shop.example) whose pages may call the API from a browser with the App ID, or * for any page (default none)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return c, err
@@ -223,6 +230,11 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	}
 	if fs.NArg() > 0 {
 		return c, badFlag("unexpected arguments: %q", fs.Args())
+	}
+	if *corsOrigins != "" {
+		for o := range strings.SplitSeq(*corsOrigins, ",") {
+			c.corsOrigins = append(c.corsOrigins, strings.TrimSpace(o)) // an empty one is checked, and refused
+		}
 	}
 	return c, c.check()
 }
@@ -289,6 +301,9 @@ func (c config) check() error {
 		}
 	} else if c.psp.url != "" || c.psp.clientID != "" || c.psp.cert != "" || c.psp.pixKey != "" || c.psp.webhookSecret != "" {
 		return badFlag("the -psp-* flags configure -rail apipix, and -rail is %s", c.bank)
+	}
+	if err := httpadapter.CheckCORSOrigins(c.corsOrigins); err != nil {
+		return badFlag("-cors-origins: %v", err)
 	}
 	if c.adminAddr != "" {
 		return checkAdminAddr(c.adminAddr, c.adminAllowRemote)
@@ -414,7 +429,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 	}
 	var handler http.Handler = httpadapter.New(svc, httpadapter.Options{
 		Sandbox: cfg.sandbox, Clock: advancer, Logger: log, BaseURL: baseURL,
-		RequestLog: requestLog, OnRequest: m.onRequest(),
+		RequestLog: requestLog, OnRequest: m.onRequest(), CORSOrigins: cfg.corsOrigins,
 	})
 	var rec *reconciler
 	if psp != nil { // the PSP's webhook, and the reconciliation that heals what it loses
