@@ -30,9 +30,12 @@ const (
 	EventRefundRejected      = "PIX_TRANSACTION_REFUND_SENT_REJECTED"
 	// EventRefundReceivedConfirmed: a Pix the company sent came back (RecordPayoutReturn).
 	EventRefundReceivedConfirmed = "PIX_TRANSACTION_REFUND_RECEIVED_CONFIRMED"
-	EventMovementConfirmed       = "MOVEMENT_CONFIRMED" // an outgoing payment was settled
-	EventMovementFailed          = "MOVEMENT_FAILED"    // an outgoing payment failed; its money returned
-	EventMovementRemoved         = "MOVEMENT_REMOVED"   // a CREATED payment was removed (RemovePayment)
+	// EventTransactionRefundReceived: the same, under the older name the Node and Java SDKs
+	// list, in the older shape (transactionRefundEvent).
+	EventTransactionRefundReceived = "TRANSACTION_REFUND_RECEIVED"
+	EventMovementConfirmed         = "MOVEMENT_CONFIRMED" // an outgoing payment was settled
+	EventMovementFailed            = "MOVEMENT_FAILED"    // an outgoing payment failed; its money returned
+	EventMovementRemoved           = "MOVEMENT_REMOVED"   // a CREATED payment was removed (RemovePayment)
 )
 
 // EventType is one event of the catalogue: its name as webhooks carry it and what it
@@ -64,6 +67,7 @@ var events = []eventSpec{
 	{name: EventRefundConfirmed, description: "a refund of a received Pix was confirmed by the bank", noPrefix: true},
 	{name: EventRefundRejected, description: "a refund of a received Pix was rejected by the bank; its money returned", noPrefix: true},
 	{name: EventRefundReceivedConfirmed, description: "a Pix the company sent (a payment, withdrawal or refund) came back, in whole or in part", noPrefix: true},
+	{name: EventTransactionRefundReceived, description: "a Pix the company sent came back, in whole or in part: the older name and shape of PIX_TRANSACTION_REFUND_RECEIVED_CONFIRMED (deprecated by OpenPix, still listed by its SDKs)"},
 	{name: EventMovementConfirmed, description: "an outgoing payment was confirmed by the bank"},
 	{name: EventMovementFailed, description: "an outgoing payment failed; its money returned"},
 	{name: EventMovementRemoved, description: "a payment awaiting approval was removed"},
@@ -97,10 +101,12 @@ func payloadPix(data []byte) (string, error) {
 // serves, and the names a webhook may subscribe to. It lists only what some operation
 // emits: the wire reference's dispute, account-register, Pix Automático, boleto and
 // static-QR events, and PIX_TRANSACTION_REFUND_RECEIVED_REJECTED, have nothing here that
-// produces them. The deprecated OPENPIX:TRANSACTION_REFUND_RECEIVED
-// is not emitted: PIX_TRANSACTION_REFUND_SENT_CONFIRMED replaces it, and its old shape
-// carries every refund of the Pix, which would make each settlement cost as much as the
-// refunds before it. The reference lists no subscription events.
+// produces them. The deprecated OPENPIX:TRANSACTION_REFUND_RECEIVED ("refund received or
+// refunded") is emitted for money that comes back for a Pix the company sent, beside
+// PIX_TRANSACTION_REFUND_RECEIVED_CONFIRMED, because the Node and Java SDKs list it and
+// integrators register it; its refunds are the returns of that one order, never the
+// refunds of a received Pix, which would make each refund's settlement cost as much as
+// the refunds before it. The reference lists no subscription events.
 func (s *Service) EventCatalog() []EventType {
 	out := make([]EventType, len(events))
 	for i, e := range events {

@@ -109,17 +109,18 @@ func testEventPayloadsAfterChange(t *testing.T, e env) {
 // wireKeys is, for each event of the catalogue (without prefix), the top-level keys of its
 // payload in the wire reference (§5.1): the real API's sample bodies.
 var wireKeys = map[string][]string{
-	payments.EventChargeCreated:           {"event", "charge", "company", "account"},
-	payments.EventChargeCompleted:         {"event", "charge", "pix", "company", "account"},
-	payments.EventChargeExpired:           {"event", "charge", "company", "account"},
-	payments.EventChargeNotSamePayer:      {"event", "charge", "pix", "company", "account", "payer"},
-	payments.EventTransactionReceived:     {"event", "charge", "pixQrCode", "pix", "company", "account", "refunds"},
-	payments.EventRefundConfirmed:         {"event", "refundTransaction", "originalTransaction", "company", "account"},
-	payments.EventRefundRejected:          {"event", "refundTransaction", "originalTransaction", "company", "account", "error"},
-	payments.EventMovementConfirmed:       {"event", "payment", "transaction"},
-	payments.EventMovementFailed:          {"event", "payment", "transaction", "error"},
-	payments.EventMovementRemoved:         {"event", "payment"},
-	payments.EventRefundReceivedConfirmed: {"event", "refundTransaction", "originalTransaction", "company", "account"},
+	payments.EventChargeCreated:             {"event", "charge", "company", "account"},
+	payments.EventChargeCompleted:           {"event", "charge", "pix", "company", "account"},
+	payments.EventChargeExpired:             {"event", "charge", "company", "account"},
+	payments.EventChargeNotSamePayer:        {"event", "charge", "pix", "company", "account", "payer"},
+	payments.EventTransactionReceived:       {"event", "charge", "pixQrCode", "pix", "company", "account", "refunds"},
+	payments.EventRefundConfirmed:           {"event", "refundTransaction", "originalTransaction", "company", "account"},
+	payments.EventRefundRejected:            {"event", "refundTransaction", "originalTransaction", "company", "account", "error"},
+	payments.EventMovementConfirmed:         {"event", "payment", "transaction"},
+	payments.EventMovementFailed:            {"event", "payment", "transaction", "error"},
+	payments.EventMovementRemoved:           {"event", "payment"},
+	payments.EventRefundReceivedConfirmed:   {"event", "refundTransaction", "originalTransaction", "company", "account"},
+	payments.EventTransactionRefundReceived: {"event", "charge", "pixQrCode", "pix", "company", "account", "refunds"},
 }
 
 // wireInnerKeys are keys the reference gives inside a payload: "<event>/<key>" → keys the
@@ -145,12 +146,15 @@ var wireInnerKeys = map[string][]string{
 		"debitParty", "creditParty", "partial", "globalID"},
 	"PIX_TRANSACTION_REFUND_RECEIVED_CONFIRMED/originalTransaction": {"value", "time", "endToEndId", "status", "type",
 		"debitParty", "creditParty", "globalID"},
-	"=MOVEMENT_CONFIRMED/payment":     {"value", "status", "destinationAlias", "comment", "correlationID"},
-	"=MOVEMENT_CONFIRMED/transaction": {"value", "endToEndId", "time"},
-	"=MOVEMENT_FAILED/payment":        {"value", "status", "destinationAlias", "comment", "correlationID"},
-	"=MOVEMENT_FAILED/transaction":    {"value", "endToEndId", "time", "providerRejectedReason"},
-	"=MOVEMENT_FAILED/error":          {"code", "description"},
-	"=MOVEMENT_REMOVED/payment":       {"correlationID"},
+	"TRANSACTION_REFUND_RECEIVED/pix": {"value", "time", "endToEndId", "status", "type", "debitParty", "creditParty",
+		"partial", "globalID"},
+	"TRANSACTION_REFUND_RECEIVED/company": {"id", "name", "taxID"},
+	"=MOVEMENT_CONFIRMED/payment":         {"value", "status", "destinationAlias", "comment", "correlationID"},
+	"=MOVEMENT_CONFIRMED/transaction":     {"value", "endToEndId", "time"},
+	"=MOVEMENT_FAILED/payment":            {"value", "status", "destinationAlias", "comment", "correlationID"},
+	"=MOVEMENT_FAILED/transaction":        {"value", "endToEndId", "time", "providerRejectedReason"},
+	"=MOVEMENT_FAILED/error":              {"code", "description"},
+	"=MOVEMENT_REMOVED/payment":           {"correlationID"},
 }
 
 // produceEveryEvent runs operations that, together, emit every event of the catalogue.

@@ -3,6 +3,7 @@ package payments
 import (
 	"context"
 	"encoding/base64"
+	"slices"
 	"time"
 
 	"github.com/pixfoundry/payments/brcode"
@@ -15,7 +16,8 @@ import (
 // company's bank and is recorded here as a movement of its own: the order stays
 // CONFIRMED, the returned value goes back to where the order took it from (the account or
 // subaccount it was paid from), and PIX_TRANSACTION_REFUND_RECEIVED_CONFIRMED is emitted,
-// all in one transaction.
+// with OPENPIX:TRANSACTION_REFUND_RECEIVED, its older name and shape, before it, all in
+// one transaction.
 const collPayoutReturns = "payout_returns" // one per return, by its endToEndId
 
 // PayoutReturnParams describe a Pix returned to the company for one it sent, as the bank
@@ -212,7 +214,33 @@ func (t *txn) emitPayoutReturn(o order, r PayoutReturn) error {
 		Company: co.eventRef(),
 		Account: &acct,
 	}
+	returns, _, err := list[PayoutReturn](t, collPayoutReturns, store.Query{Index: "order:" + o.ID, Limit: MaxLimit, NoTotal: true}, nil)
+	if err != nil {
+		return err
+	}
+	if !slices.ContainsFunc(returns, func(p PayoutReturn) bool { return p.EndToEndID == r.EndToEndID }) {
+		returns = append(returns, r) // a store that does not list what this transaction wrote
+	}
+	legacy := transactionRefundEvent{Pix: ev.RefundTransaction, Company: ev.Company, Account: ev.Account, Refunds: returns}
+	if err := t.emit(EventTransactionRefundReceived, legacy); err != nil {
+		return err
+	}
 	return t.emit(EventRefundReceivedConfirmed, ev)
+}
+
+// transactionRefundEvent is the payload of OPENPIX:TRANSACTION_REFUND_RECEIVED, in the
+// older shape of the refund events (wire reference §5.1: charge, pixQrCode, pix with
+// partial, company, account, refunds): charge and pixQrCode are null, as a payout has
+// neither; pix is the returning Pix, as PIX_TRANSACTION_REFUND_RECEIVED_CONFIRMED's
+// refundTransaction; refunds are what came back for the order so far, oldest first
+// (ListPayoutReturns), this return among them.
+type transactionRefundEvent struct {
+	Charge    *Charge        `json:"charge"`
+	PixQrCode *PixQRCode     `json:"pixQrCode"`
+	Pix       returnPix      `json:"pix"`
+	Company   *eventCompany  `json:"company"`
+	Account   *Account       `json:"account"`
+	Refunds   []PayoutReturn `json:"refunds"`
 }
 
 // ListPayoutReturns lists what came back for the order id, oldest first.

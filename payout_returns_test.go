@@ -108,3 +108,61 @@ func TestService_RecordPayoutReturnNotConfirmed(t *testing.T) {
 	is.Equal(payments.ErrorCode(err), payments.EPRECONDITION)
 	is.Equal(balance(t, e), payments.Balance{Total: 10000, Available: 10000}) // nothing moved
 }
+
+// TestService_PayoutReturnWebhook: a webhook registered on OPENPIX:TRANSACTION_REFUND_RECEIVED,
+// the older name the SDKs list, is accepted and receives the event when RecordPayoutReturn
+// records a return, in the older shape: no charge, no QR code, the returning Pix, and the
+// order's returns so far; a webhook on PIX_TRANSACTION_REFUND_RECEIVED_CONFIRMED gets its own.
+func TestService_PayoutReturnWebhook(t *testing.T) {
+	eachWebhookStore(t, payments.Options{}, func(t *testing.T, e env) {
+		is := is.New(t)
+		fund(t, e, 10000)
+		legacy, current := newReceiver(t), newReceiver(t)
+		w, err := e.svc.CreateWebhook(ctx, payments.CreateWebhookParams{Name: "old", URL: legacy.URL, Event: "OPENPIX:TRANSACTION_REFUND_RECEIVED"})
+		is.NoErr(err) // accepted: the SDKs' name
+		is.Equal(w.Event, e.svc.EventName(payments.EventTransactionRefundReceived))
+		createWebhook(t, e.svc, current.URL, payments.EventRefundReceivedConfirmed)
+		_, err = e.svc.CreatePayment(ctx, payments.CreatePaymentParams{CorrelationID: "p1", Value: 3000,
+			DestinationAlias: "ana@example.com", AutoApprove: true})
+		is.NoErr(err)
+		p, err := e.svc.GetPayment(ctx, "p1")
+		is.NoErr(err)
+		for _, ret := range []payments.PayoutReturnParams{
+			{OrderID: p.ID, EndToEndID: "D99999999202611221200return0001", Value: 1000, Reason: "MD06"},
+			{OrderID: p.ID, EndToEndID: "D99999999202611221200return0002", Value: 2000},
+		} {
+			_, _, err = e.svc.RecordPayoutReturn(ctx, ret)
+			is.NoErr(err)
+		}
+		is.NoErr(e.svc.RunDue(ctx))
+		is.Equal(legacy.events(), []string{"test", "OPENPIX:TRANSACTION_REFUND_RECEIVED", "OPENPIX:TRANSACTION_REFUND_RECEIVED"}) // each return, once
+		is.Equal(current.events(), []string{"test", payments.EventRefundReceivedConfirmed, payments.EventRefundReceivedConfirmed})
+
+		var body struct {
+			Charge    json.RawMessage `json:"charge"`
+			PixQrCode json.RawMessage `json:"pixQrCode"`
+			Pix       struct {
+				Value      int64  `json:"value"`
+				EndToEndID string `json:"endToEndId"`
+				Type       string `json:"type"`
+				Partial    bool   `json:"partial"`
+			} `json:"pix"`
+			Refunds []payments.PayoutReturn `json:"refunds"`
+			Account struct {
+				Balance payments.Balance `json:"balance"`
+			} `json:"account"`
+		}
+		is.NoErr(json.Unmarshal(legacy.last().body, &body))
+		is.Equal(string(body.Charge), "null")    // a payout has no charge
+		is.Equal(string(body.PixQrCode), "null") // nor a QR code
+		is.Equal(body.Pix.Value, int64(2000))    // the returning Pix
+		is.Equal(body.Pix.EndToEndID, "D99999999202611221200return0002")
+		is.Equal(body.Pix.Type, "REFUND")
+		is.True(!body.Pix.Partial)     // the whole payment is back now
+		is.Equal(len(body.Refunds), 2) // the order's returns so far
+		is.Equal(body.Refunds[0].Value, int64(1000))
+		is.Equal(body.Refunds[0].Reason, "MD06")
+		is.Equal(body.Refunds[1].EndToEndID, "D99999999202611221200return0002") // this one last
+		is.Equal(body.Account.Balance.Total, int64(10000))                      // as the return left it
+	})
+}

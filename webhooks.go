@@ -2,11 +2,18 @@ package payments
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/base64"
+	"errors"
+	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"net/mail"
 	"net/url"
 	"strings"
+	"syscall"
 	"time"
 	"unicode"
 
@@ -309,11 +316,53 @@ func (s *Service) testWebhook(ctx context.Context, w Webhook) error {
 	}
 	switch {
 	case err != nil:
-		return invalid("url", "the url did not answer the test call: %s", err.Error())
+		// The caller's message names the URL it gave and the class of failure only: the
+		// error itself can name the addresses the host resolved to and this network's
+		// resolver. The whole error is logged, and kept as the cause for the host's logs.
+		s.core.log.Info("webhook test call failed", "url", w.URL, "err", err)
+		return &Error{Code: EINVALID, Field: "url", cause: err,
+			Message: fmt.Sprintf("the url %s did not answer the test call: %s", w.URL, webhookFailure(err))}
 	case res.Status < 200 || res.Status > 299:
-		return invalid("url", "the url answered the test call with HTTP %d, not 2xx", res.Status)
+		return invalid("url", "the url %s answered the test call with HTTP %d, not 2xx", w.URL, res.Status)
 	}
 	return nil
+}
+
+// webhookFailure says what class of failure a WebhookSender's error is, in words safe to
+// show the company: a sender's own *Error (httpadapter's refusal of a private address)
+// gives its Message; the standard library's network, TLS and timeout errors give their
+// class; anything else is "the connection failed". Never the error's text, which names
+// internal hosts, addresses and resolvers.
+func webhookFailure(err error) string {
+	var (
+		own      *Error
+		dns      *net.DNSError
+		netErr   net.Error
+		record   tls.RecordHeaderError
+		alert    tls.AlertError
+		verify   *tls.CertificateVerificationError
+		unknown  x509.UnknownAuthorityError
+		hostname x509.HostnameError
+		badCert  x509.CertificateInvalidError
+	)
+	switch {
+	case errors.As(err, &own) && own.Code != EINTERNAL:
+		return own.Message
+	case errors.As(err, &dns):
+		return "the webhook URL's host could not be resolved"
+	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &netErr) && netErr.Timeout():
+		return "timed out"
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return "connection refused"
+	case errors.As(err, &record), errors.As(err, &alert), errors.As(err, &verify), errors.As(err, &unknown),
+		errors.As(err, &hostname), errors.As(err, &badCert), errors.Is(err, http.ErrSchemeMismatch):
+		return "TLS handshake failed"
+	case errors.Is(err, syscall.EHOSTUNREACH), errors.Is(err, syscall.ENETUNREACH):
+		return "the host is unreachable"
+	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return "the connection was closed before an answer"
+	}
+	return "the connection failed"
 }
 
 // lastSeq is the number of the company's last event, 0 when it has none.

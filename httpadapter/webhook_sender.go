@@ -31,6 +31,9 @@ type WebhookSenderOptions struct {
 // (or re-resolves) to a refused address is refused too. Redirects are not followed (a 3xx
 // is a failed attempt); the response body is read up to 64 KiB and discarded. The
 // per-attempt timeout is the Service's (payments.Options.WebhookTimeout), through ctx.
+// A failure's error wraps the standard library's (DNS, dial, TLS, the timeout) and, for a
+// refused address, a *payments.Error: the Service reads the class of failure from them for
+// the company, and keeps their text, which names addresses, for the log.
 func NewWebhookSender(opts WebhookSenderOptions) payments.WebhookSender {
 	d := &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}
 	if !opts.AllowPrivate {
@@ -64,7 +67,7 @@ func (s *webhookSender) SendWebhook(ctx context.Context, r payments.WebhookReque
 	res, err := s.client.Do(req)
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) {
-			return payments.WebhookResponse{}, errors.New("no answer within the timeout")
+			return payments.WebhookResponse{}, fmt.Errorf("no answer within the timeout: %w", context.DeadlineExceeded)
 		}
 		return payments.WebhookResponse{}, err
 	}
@@ -88,14 +91,17 @@ func retryAfter(v string, now time.Time) time.Duration {
 }
 
 // refusePrivate is the dialer's Control: it runs on the resolved address of every
-// connection and refuses the ones a public webhook must not reach.
+// connection and refuses the ones a public webhook must not reach. The refusal wraps a
+// *payments.Error whose message, safe to show the company, names no address: the URL's
+// host may resolve to an address inside this network, which only the log may show.
 func refusePrivate(network, address string, _ syscall.RawConn) error {
 	ap, err := netip.ParseAddrPort(address)
 	if err != nil {
 		return fmt.Errorf("webhook destination %s: %w", address, err)
 	}
 	if !publicAddr(ap.Addr()) {
-		return fmt.Errorf("webhook destination %s is not a public address", ap.Addr())
+		return fmt.Errorf("webhook destination %s is not a public address: %w", ap.Addr(),
+			&payments.Error{Code: payments.EINVALID, Field: "url", Message: "the address is private and not allowed"})
 	}
 	return nil
 }

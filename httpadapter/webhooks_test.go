@@ -247,7 +247,7 @@ func TestWebhooks_CreateErrors(t *testing.T) {
 		{`{"webhook":{"url":"` + rcv.URL + `/a b"}}`, "url must not contain spaces or a #fragment (escape them: %20, %23)"},
 		{`{"webhook":{"url":"` + rcv.URL + `/in#part"}}`, "url must not contain spaces or a #fragment (escape them: %20, %23)"}, // never sent
 		{`{"webhook":{"url":"` + rcv.URL + `","event":"X"}}`, `event "X" is not one of GET /api/v1/webhook/events`},
-		{`{"webhook":{"url":"` + rcv.URL + `"}}`, "the url answered the test call with HTTP 404, not 2xx"},
+		{`{"webhook":{"url":"` + rcv.URL + `"}}`, "the url " + rcv.URL + " answered the test call with HTTP 404, not 2xx"},
 		{`{"webhook":{"url":1}}`, "webhook.url must be a string"},
 	} {
 		is := is.New(t)

@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
 	"net/http/pprof"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -257,7 +259,7 @@ func adminHandler(svc *payments.Service, m *metrics, rec *reconciler, log *slog.
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelError)}))
 	mux.HandleFunc("/debug/pprof/", pprof.Index)
-	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	mux.Handle("/debug/pprof/cmdline", handleCmdline(os.Args))
 	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
 	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
 	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
@@ -265,6 +267,57 @@ func adminHandler(svc *payments.Service, m *metrics, rec *reconciler, log *slog.
 	mux.Handle("GET /orders/stuck", handleStuckOrders(svc))
 	mux.Handle("POST /psp/reconcile", handleReconcile(rec))
 	return mux
+}
+
+// handleCmdline serves /debug/pprof/cmdline as net/http/pprof does, the arguments
+// separated by NUL bytes, but redacted (redactArgs): a -db URL can carry the database's
+// password, and the PSP's secrets can be flags too, which the operator listener must not
+// show whoever reaches it, any more than the log does.
+func handleCmdline(args []string) http.Handler {
+	shown := strings.Join(redactArgs(args), "\x00")
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		_, _ = io.WriteString(w, shown)
+	})
+}
+
+// secretFlags are the flags whose values the command line never shows.
+var secretFlags = map[string]bool{"psp-client-secret": true, "psp-webhook-secret": true}
+
+// redactArgs returns args as the command line may be shown: every argument, and the
+// value of every "-name=value", passes through redactDB, so that a -db URL (in either of
+// the flag package's forms) and a PostgreSQL URL anywhere else lose their passwords; the
+// value of every secret flag (secretFlags), "-name value" or "-name=value", with one dash
+// or two, becomes "xxxxx". An argument in a secret's value position is also read as a
+// flag of its own: the redaction can only hide more than the flag package would take as
+// the value, never less.
+func redactArgs(args []string) []string {
+	out := make([]string, len(args))
+	secretNext := false // the next argument is the value of a secret flag
+	for i, a := range args {
+		isValue := secretNext
+		secretNext = false
+		out[i] = redactDB(a)
+		if isValue {
+			out[i] = "xxxxx"
+		}
+		dashes := len(a) - len(strings.TrimLeft(a, "-"))
+		if dashes < 1 || dashes > 2 || len(a) == dashes {
+			continue // not a flag
+		}
+		name, value, hasValue := strings.Cut(a[dashes:], "=")
+		switch {
+		case !hasValue:
+			secretNext = secretFlags[name]
+		case isValue: // already hidden whole
+		case secretFlags[name]:
+			out[i] = a[:dashes] + name + "=xxxxx"
+		default:
+			out[i] = a[:dashes] + name + "=" + redactDB(value)
+		}
+	}
+	return out
 }
 
 // handleStuckOrders answers GET /orders/stuck: {"orders":[...],"pageInfo":{...}}, longest
