@@ -165,7 +165,13 @@ func (s *Service) CreatePayment(ctx context.Context, p CreatePaymentParams) (Pay
 		}
 		return t.insert(collPayments, out.ID, "payment", out, out.keys(), out.indexes())
 	})
-	return out, err
+	if err != nil {
+		return Payment{}, err
+	}
+	if p.AutoApprove {
+		s.withSentEndToEndID(ctx, &out)
+	}
+	return out, nil
 }
 
 // buildPayment validates a request and resolves its destination, outside any transaction.
@@ -347,7 +353,20 @@ func (s *Service) ApprovePayment(ctx context.Context, correlationID string) (Pay
 		}
 		return t.put(collPayments, out.ID, "payment", out, out.keys(), out.indexes())
 	})
-	return out, err
+	if err != nil {
+		return Payment{}, err
+	}
+	s.withSentEndToEndID(ctx, &out)
+	return out, nil
+}
+
+// withSentEndToEndID gives the approved payment p the endToEndId its Pix got: it was sent
+// after the approval's commit, before the call returns, and a bank that answered at once
+// gave it one, which the approval's answer then carries (its status stays the approval's).
+func (s *Service) withSentEndToEndID(ctx context.Context, p *Payment) {
+	if cur, err := s.GetPayment(ctx, p.ID); err == nil && cur.Transaction != nil && p.Transaction != nil {
+		p.Transaction.EndToEndID = cur.Transaction.EndToEndID
+	}
 }
 
 // approvePayment holds a CREATED payment's value on acct and makes it APPROVED, with its

@@ -54,6 +54,7 @@ func TestPayments(t *testing.T) {
 		is.Equal(keys(r.body), []string{"destination", "payment", "transaction"})
 		is.Equal(str(r.body, "payment", "status"), "APPROVED")
 		is.Equal(num(r.body, "transaction", "value"), 1000)
+		is.Equal(len(str(r.body, "transaction", "endToEndId")), 32) // the Pix's, sent before the answer
 		is.Equal(str(r.body, "destination", "pixKey"), "ana@example.com")
 		is.True(str(r.body, "destination", "name") != "") // from the key directory
 
