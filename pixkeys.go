@@ -17,9 +17,9 @@ import (
 // bank, where its withdrawals go, and two companies may share it.
 //
 // A key is claimed in the transaction that gives it to its owner (a company's creation,
-// UpdateCompany's new key, CreateAccount) and released in the one that
-// takes it away (UpdateCompany's old key), so the registry and the companies' records
-// never disagree. A key another company holds is refused: a conflict on the field that
+// UpdateCompany's new key, CreateAccount, CreatePixKey) and released in the one that
+// takes it away (UpdateCompany's old key, DeletePixKey), so the registry and the
+// companies' records never disagree. A key another company holds is refused: a conflict on the field that
 // gave it, and nothing is written.
 const (
 	collPixKeys = "pix_keys" // system space: one record per canonical Pix key, by the key
@@ -33,13 +33,16 @@ const (
 const (
 	keyOfCompany = "company" // the company's own key: its default account's
 	keyOfAccount = "account" // another account's (AccountID says which)
+	// keyOfRegistered is a key the company registered besides its default
+	// (pixkeys_company.go): its default account's too.
+	keyOfRegistered = "registered"
 )
 
 // pixKeyOwner is the registry record of one Pix key: the company that holds it and what
 // holds it there.
 type pixKeyOwner struct {
 	Company string `json:"company"`
-	Kind    string `json:"kind"` // keyOfCompany or keyOfAccount
+	Kind    string `json:"kind"` // keyOfCompany, keyOfAccount or keyOfRegistered
 	// AccountID is the account whose key it is, for keyOfAccount.
 	AccountID string `json:"accountId,omitempty"`
 }
@@ -80,6 +83,16 @@ func (t *txn) claimPixKey(field, key string, o pixKeyOwner) error {
 		return conflict(field, "Pix key %s belongs to another company", key)
 	}
 	return storeErr(err, "Pix key")
+}
+
+// setPixKeyKind records that the canonical key, which the transaction's company holds, is
+// now of kind (SetDefaultPixKey swaps keyOfCompany and keyOfRegistered).
+func (t *txn) setPixKeyKind(key, kind string) error {
+	r, err := encode(key, pixKeyOwner{Company: t.company, Kind: kind}, nil, nil)
+	if err != nil {
+		return err
+	}
+	return storeErr(t.tx.Put(collPixKeys, systemSpace, r), "Pix key")
 }
 
 // releasePixKey removes the canonical key from the registry if the transaction's company

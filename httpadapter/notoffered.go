@@ -71,15 +71,9 @@ var notOfferedOps = []notOfferedOp{
 	{"GET", "/api/v1/invoice/{correlationID}/pdf", "getting an invoice's PDF"},
 	{"GET", "/api/v1/invoice/{correlationID}/xml", "getting an invoice's XML"},
 
-	// The company's Pix keys in the DICT, and the PSP directory.
-	{"GET", "/api/v1/pix-keys", "listing Pix keys"},
-	{"POST", "/api/v1/pix-keys", "creating a Pix key"},
-	{"POST", "/api/v1/pix-keys/check", "checking a Pix key's data"},
+	// Pix key tokens (the DICT look-up allowance), and the PSP directory.
 	{"GET", "/api/v1/pix-keys/tokens", "getting Pix key token data"},
 	{"GET", "/api/v1/pix-keys/tokens/logs", "getting Pix key token bucket logs"},
-	{"DELETE", "/api/v1/pix-keys/{pixKey}", "deleting a Pix key"},
-	{"GET", "/api/v1/pix-keys/{pixKey}/check", "checking a Pix key's data"},
-	{"PUT", "/api/v1/pix-keys/{pixKey}/default", "setting the default Pix key"},
 	{"GET", "/api/v1/psp", "listing PSPs (payment service providers)"},
 
 	// Receipts.

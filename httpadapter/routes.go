@@ -98,6 +98,15 @@ func addRoutes(mux *http.ServeMux, svc *payments.Service, opts Options) (apiPatt
 	api("DELETE /subaccount/{id}", notOffered("deleting subaccounts is"))
 	api("GET /subaccount/{id}/statement", notOffered("subaccount statements are"))
 
+	// The company's Pix keys (its default account's), and the look-up of anyone's key in
+	// the bank's directory. {pixKey} is a Pix key.
+	api("GET /pix-keys", auth(handlePixKeyList(log)))
+	api("POST /pix-keys", auth(handlePixKeyCreate(log)))
+	api("DELETE /pix-keys/{pixKey}", auth(handlePixKeyDelete(log)))
+	api("PUT /pix-keys/{pixKey}/default", auth(handlePixKeyDefault(log)))
+	api("GET /pix-keys/{pixKey}/check", auth(handlePixKeyCheck(log, false)))
+	api("POST /pix-keys/check", auth(handlePixKeyCheck(log, true)))
+
 	// Transfers between the company's accounts, named by their Pix keys.
 	api("POST /transfer", auth(handleTransferCreate(log)))
 
