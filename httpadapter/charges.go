@@ -35,8 +35,11 @@ type chargeBody struct {
 	Subaccount                        string                     `json:"subaccount"`
 	Splits                            []splitBody                `json:"splits"`
 	// Read only to refuse them clearly rather than ignore them: see params.
-	EnsureSameTaxID *bool           `json:"ensureSameTaxID"` // the Node SDK's ensureSameTaxId too (keys match in any case)
-	DueDate         json.RawMessage `json:"dueDate"`
+	EnsureSameTaxID *bool `json:"ensureSameTaxID"`
+	// EnsureSameTaxIDNode is the Node SDK's spelling, ensureSameTaxId: keys match exactly,
+	// so it is a field of its own, read as ensureSameTaxID.
+	EnsureSameTaxIDNode *bool           `json:"ensureSameTaxId"`
+	DueDate             json.RawMessage `json:"dueDate"`
 }
 
 // splitBody is one element of a charge's splits.
@@ -65,7 +68,7 @@ func (b chargeBody) params() (payments.CreateChargeParams, error) {
 		EnableCashbackExclusivePercentage: b.EnableCashbackExclusivePercentage,
 		Subaccount:                        b.Subaccount,
 	}
-	if b.EnsureSameTaxID != nil && *b.EnsureSameTaxID {
+	if b.EnsureSameTaxID != nil && *b.EnsureSameTaxID || b.EnsureSameTaxIDNode != nil && *b.EnsureSameTaxIDNode {
 		// Only the customer's tax ID may pay: not enforced here, so not accepted either.
 		return p, invalid("ensureSameTaxID", "ensureSameTaxID (a charge only the customer's tax ID may pay) is not offered in this version")
 	}

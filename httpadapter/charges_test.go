@@ -322,7 +322,7 @@ func TestCharges_Splits(t *testing.T) {
 	for _, tc := range []struct{ name, body, want string }{
 		{"StringValue", `{"correlationID":"x","value":100,"splits":[{"value":1,"pixKey":"a@example.com"},{"value":"2","pixKey":"a@example.com"}]}`,
 			"splits[1].value must be a whole number of centavos, e.g. 1050 for R$ 10,50 (got a string)"},
-		{"FloatValueAnyCase", `{"correlationID":"x","value":100,"SPLITS":[{"value":1,"pixKey":"a@example.com"},{"value":1.5}]}`,
+		{"FloatValue", `{"correlationID":"x","value":100,"splits":[{"value":1,"pixKey":"a@example.com"},{"value":1.5}]}`,
 			"splits[1].value must be a whole number of centavos, e.g. 1050 for R$ 10,50 (got 1.5)"},
 		{"KeyNotString", `{"correlationID":"x","value":100,"splits":[{"value":1,"pixKey":"a@example.com"},{"value":1,"pixKey":5}]}`,
 			"splits[1].pixKey must be a string"},

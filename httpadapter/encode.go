@@ -226,7 +226,10 @@ func loneSurrogate(b []byte) bool {
 // encoding/json would silently turn into U+FFFD, so that two different ids would become
 // one), a top level that is not an object ([] included), malformed JSON, trailing data, a
 // body over the size limit (set by New's middleware) and values of the wrong type, naming
-// the field. Unknown fields are ignored: the SDKs send extras. Every error is EINVALID,
+// the field. Keys match fields exactly, as the API (JavaScript) reads them (strictjson.go):
+// "Value" is not "value" but an unknown key, and unknown keys are ignored, as the SDKs send
+// extras. A key given twice in an object, at any depth, or one field named in two cases
+// ({"value":100,"Value":5000000}) is refused naming its path. Every error is EINVALID,
 // answered 400.
 func decode[T any](r *http.Request) (T, error) {
 	var v T
@@ -255,9 +258,17 @@ func decode[T any](r *http.Request) (T, error) {
 	case body[0] != '{':
 		return v, invalid("", "request body must be a JSON object")
 	}
-	if err := json.Unmarshal(body, &v); err != nil {
+	exact, err := exactKeys(body, reflect.TypeFor[T]())
+	if dup, ok := errors.AsType[*duplicateKeyError](err); ok {
+		return v, dup.invalid("")
+	}
+	notJSON := err != nil
+	if notJSON {
+		exact = body // encoding/json says where it is not JSON
+	}
+	if err := json.Unmarshal(exact, &v); err != nil {
 		if te, ok := errors.AsType[*json.UnmarshalTypeError](err); ok && te.Field != "" {
-			te.Field = indexedField(body, reflect.TypeFor[T](), te.Field) // splits[1].value, not splits.value
+			te.Field = indexedField(exact, reflect.TypeFor[T](), te.Field) // splits[1].value, not splits.value
 			if te.Type == reflect.TypeFor[centavos]() {
 				got := gotJSON(te.Value)
 				if f, err := strconv.ParseFloat(got, 64); err == nil && f == math.Trunc(f) && math.Abs(f) < 1<<53 {
@@ -273,6 +284,10 @@ func decode[T any](r *http.Request) (T, error) {
 			return v, invalid("", "request body is not valid JSON: %s (at byte %d)", se.Error(), se.Offset)
 		}
 		return v, invalid("", "request body is not valid JSON")
+	}
+	if notJSON { // not reached: exactKeys reads encoding/json's grammar; were they to differ, a value read with keys in any case is still not used
+		var zero T
+		return zero, invalid("", "request body is not valid JSON")
 	}
 	return v, nil
 }
@@ -370,7 +385,11 @@ func taxIDString(field string, raw json.RawMessage) (string, error) {
 		TaxID *string `json:"taxID"`
 		Type  string  `json:"type"`
 	}
-	if err := json.Unmarshal(raw, &obj); err == nil && raw[0] == '{' {
+	err := unmarshalExact(raw, &obj)
+	if dup, ok := errors.AsType[*duplicateKeyError](err); ok {
+		return "", dup.invalid(field) // decode found any key given twice; a field named in two cases in this raw value is found here
+	}
+	if err == nil && raw[0] == '{' {
 		if obj.TaxID == nil {
 			// Not "no tax ID": on PATCH /customer that would erase the stored one.
 			return "", invalid(field+".taxID", "%s.taxID is required in a {taxID, type} object (send \"\" to remove it)", field)

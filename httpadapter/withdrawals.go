@@ -126,7 +126,7 @@ func onlyKnownFields(raw []byte, known ...string) error {
 		return invalid("", "request body must be a JSON object")
 	}
 	for _, name := range slices.Sorted(maps.Keys(fields)) {
-		if !slices.ContainsFunc(known, func(k string) bool { return strings.EqualFold(k, name) }) { // as encoding/json matches
+		if !slices.Contains(known, name) { // keys match exactly, as decode matches them
 			return invalid(name, "unknown field %q: this request takes only %s; leave value out to withdraw the whole balance", name, strings.Join(known, " and "))
 		}
 	}
