@@ -58,6 +58,7 @@ func FuzzSandboxClockAdvance(f *testing.F)   { fuzzRoute(f, "POST /openpix/testi
 // fuzzTargets are the routes with a fuzz target above. The spec's webhook path is the
 // same handler as POST /webhook.
 var fuzzTargets = []string{
+	"POST /pix-keys", "POST /pix-keys/check",
 	"POST /customer", "PATCH /customer/{id}", "POST /charge", "POST /charge/{id}/refund", "PATCH /charge/{id}", "POST /qrcode-static",
 	"POST /decode/emv", "POST /refund", "POST /account", "POST /account/{accountId}",
 	"POST /account/{accountId}/withdraw", "POST /subaccount", "POST /subaccount/transfer",

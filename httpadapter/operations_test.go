@@ -55,6 +55,9 @@ var colonParam = regexp.MustCompile(`/:([A-Za-z_][A-Za-z0-9_]*)`)
 // operationNotes are the table's notes: where this project differs from the document on
 // an operation, keyed by operation.key.
 var operationNotes = map[string]string{
+	"POST /api/v1/pix-keys":                                "An EVP key is generated (the body's `key` is not read); a CNPJ key must be the company's own tax ID. At most 20 keys, the default included.",
+	"GET /api/v1/pix-keys/{pixKey}/check":                  "Asks the server's bank; one that offers no key look-up answers 501. `pixKeyEndToEndId` is filled in the sandbox only.",
+	"POST /api/v1/pix-keys/check":                          "Asks the server's bank; one that offers no key look-up answers 501. `pixKeyEndToEndId` is filled in the sandbox only.",
 	"GET /openpix/charge/brcode/image/{id}.png":            "Served under the server's own vendor name too (`/woovi/...`).",
 	"POST /api/v1/account":                                 "Creates a new, empty account of the company (no body, or `{pixKey, name}`) rather than duplicating the caller's.",
 	"GET /api/v1/account/":                                 "Also at `/api/v1/account`, without the trailing slash.",

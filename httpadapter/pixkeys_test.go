@@ -22,15 +22,6 @@ import (
 func FuzzPixKeyCreate(f *testing.F) { fuzzRoute(f, "POST /pix-keys") }
 func FuzzPixKeyCheck(f *testing.F)  { fuzzRoute(f, "POST /pix-keys/check") }
 
-func init() {
-	fuzzTargets = append(fuzzTargets, "POST /pix-keys", "POST /pix-keys/check")
-	validBodies["POST /pix-keys"] = `{"key":"","type":"EVP"}`
-	validBodies["POST /pix-keys/check"] = `{"pixKey":"bruno@example.com"}`
-	operationNotes["POST /api/v1/pix-keys"] = "An EVP key is generated (the body's `key` is not read); a CNPJ key must be the company's own tax ID. At most 20 keys, the default included."
-	operationNotes["GET /api/v1/pix-keys/{pixKey}/check"] = "Asks the server's bank; one that offers no key look-up answers 501. `pixKeyEndToEndId` is filled in the sandbox only."
-	operationNotes["POST /api/v1/pix-keys/check"] = "Asks the server's bank; one that offers no key look-up answers 501. `pixKeyEndToEndId` is filled in the sandbox only."
-}
-
 // pixKeyServer is the handler over a memory-store Service whose default company has the
 // key pix@loja.example.com, with App IDs of that company and of a second one.
 type pixKeyServer struct {

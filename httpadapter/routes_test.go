@@ -97,6 +97,8 @@ var junkFields = []string{
 
 // validBodies make each route's junk reach past decoding: one field at a time is replaced.
 var validBodies = map[string]string{
+	"POST /pix-keys":       `{"key":"","type":"EVP"}`,
+	"POST /pix-keys/check": `{"pixKey":"bruno@example.com"}`,
 	"POST /charge": `{"correlationID":"junk-charge","value":1000,"type":"OVERDUE","daysForDueDate":2,"customer":{"name":"A","taxID":"52998224725"},
 		"interests":{"value":10},"fines":{"value":10},"discountSettings":{"modality":"VALUE_PER_RUNNING_DAY_ADVANCE","value":1},
 		"additionalInfo":[{"key":"k","value":"v"}],"splits":[{"value":10,"pixKey":"a@example.com"}]}`,
