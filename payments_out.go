@@ -214,13 +214,7 @@ func (s *Service) buildPayment(ctx context.Context, p CreatePaymentParams) (Paym
 		return Payment{}, err
 	}
 	if key != "" {
-		// Bounded as a call about an order is (Options.SendTimeout): a bank that does not
-		// answer the look-up holds the request no longer than that.
-		rctx, cancel := context.WithTimeout(ctx, s.core.sendTimeout)
-		owner, err := s.core.rail.ResolveKey(rctx, key, keyType)
-		if err != nil && ctx.Err() == nil && errors.Is(rctx.Err(), context.DeadlineExceeded) {
-			err = fmt.Errorf("no answer in %v", s.core.sendTimeout) // the bank's, not the caller's
-		}
+		owner, err := s.resolveKey(ctx, key, keyType)
 		if errors.Is(err, rail.ErrNoKeyLookup) {
 			// A bank without a look-up (the API Pix has none): the payment names the key
 			// alone, and the bank refuses an unknown key when it is sent, which fails the
@@ -228,7 +222,6 @@ func (s *Service) buildPayment(ctx context.Context, p CreatePaymentParams) (Paym
 			owner, err = KeyOwner{}, nil
 		}
 		err = fromRail(err)
-		cancel()
 		switch ErrorCode(err) {
 		case "":
 		case ENOTFOUND, EINVALID:
@@ -546,4 +539,17 @@ func (s *Service) ListPayments(ctx context.Context, f PaymentFilter) ([]Payment,
 		return err
 	})
 	return out, p.info(total), err
+}
+
+// resolveKey asks the Rail who owns a Pix key, bounded as a call about an order is
+// (Options.SendTimeout): a bank that does not answer holds the caller no longer than that,
+// and its silence is the bank's failure, not the caller's context ending.
+func (s *Service) resolveKey(ctx context.Context, key string, typ brcode.KeyType) (KeyOwner, error) {
+	rctx, cancel := context.WithTimeout(ctx, s.core.sendTimeout)
+	defer cancel()
+	owner, err := s.core.rail.ResolveKey(rctx, key, typ)
+	if err != nil && ctx.Err() == nil && errors.Is(rctx.Err(), context.DeadlineExceeded) {
+		err = fmt.Errorf("no answer in %v", s.core.sendTimeout)
+	}
+	return owner, err
 }

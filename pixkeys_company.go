@@ -3,7 +3,6 @@ package payments
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 	"time"
 
@@ -247,12 +246,7 @@ func (s *Service) CheckPixKey(ctx context.Context, key string) (PixKeyCheck, err
 	if err != nil {
 		return PixKeyCheck{}, err
 	}
-	rctx, cancel := context.WithTimeout(ctx, s.core.sendTimeout)
-	owner, err := s.core.rail.ResolveKey(rctx, key, typ)
-	if err != nil && ctx.Err() == nil && errors.Is(rctx.Err(), context.DeadlineExceeded) {
-		err = fmt.Errorf("no answer in %v", s.core.sendTimeout) // the bank's, not the caller's
-	}
-	cancel()
+	owner, err := s.resolveKey(ctx, key, typ)
 	if errors.Is(err, rail.ErrNoKeyLookup) {
 		return PixKeyCheck{}, &Error{Code: ENOTIMPLEMENTED, Field: "pixKey", Message: "the bank (Options.Rail) offers no look-up of Pix key owners: Pix keys cannot be checked here", cause: err}
 	}
