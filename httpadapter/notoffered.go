@@ -15,10 +15,8 @@ type notOfferedOp struct {
 }
 
 // notOfferedOps are the operations of the official documents that no route of this
-// version serves, each registered by addNotOffered. A few more not-offered operations sit
-// in routes.go beside the routes of their noun, with messages of their own (closing an
-// account, deleting a subaccount and its statement, a subscription's value and
-// installments, the webhook source IPs, partner affiliates). TestOperationsTable checks
+// version serves, each registered by addNotOffered. One more sits in routes.go beside the
+// routes of its noun (partner affiliates). TestOperationsTable checks
 // that every operation of the documents answers (served, or 501) and writes the table of
 // them all, docs/openpix-operations.md.
 var notOfferedOps = []notOfferedOp{
@@ -41,22 +39,13 @@ var notOfferedOps = []notOfferedOp{
 	{"GET", "/api/v1/boleto-transaction/{boletoTransactionID}", "getting a boleto transaction"},
 	{"POST", "/api/v1/boleto/validate", "validating a boleto by barcode"},
 
-	// The company, its statement and onboarding.
-	{"GET", "/api/v1/company", "getting the company"},
-	{"GET", "/api/v1/statement", "getting the company's statement"},
+	// Onboarding.
 	{"POST", "/api/v1/kyc/onboarding", "creating a KYC onboarding"},
 
-	// Disputes and funds recovery (MED).
-	{"GET", "/api/v1/dispute", "listing disputes"},
-	{"GET", "/api/v1/dispute/{id}", "getting a dispute"},
-	{"POST", "/api/v1/dispute/{id}/evidence", "uploading evidence to a dispute"},
+	// Funds recovery (MED) opened by the company.
 	{"POST", "/api/v1/funds-recovery", "opening a funds recovery (MED)"},
 	{"GET", "/api/v1/funds-recovery/{id}", "getting a funds recovery (MED)"},
 	{"POST", "/api/v1/funds-recovery/{id}/cancel", "canceling a funds recovery (MED)"},
-
-	// Subscription installments' collection requests.
-	{"POST", "/api/v1/installments/{id}/cobr", "creating an installment's cobr manually"},
-	{"POST", "/api/v1/installments/{id}/cobr/retry", "retrying an installment's cobr manually"},
 
 	// Invoices (NFS-e through NFe.io).
 	{"GET", "/api/v1/invoice", "listing invoices"},

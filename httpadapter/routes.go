@@ -85,7 +85,6 @@ func addRoutes(mux *http.ServeMux, svc *payments.Service, opts Options) (apiPatt
 	api("POST /account/{accountId}", auth(handleAccountWithdraw(log, true)))
 	api("POST /account/{accountId}/withdraw", auth(handleAccountWithdraw(log, false)))
 	api("POST /account", auth(handleAccountCreate(log)))
-	api("DELETE /account/{accountId}", notOffered("closing accounts is"))
 
 	// Subaccounts. {id} is the subaccount's Pix key.
 	api("POST /subaccount", auth(handleSubaccountCreate(log)))
@@ -95,8 +94,6 @@ func addRoutes(mux *http.ServeMux, svc *payments.Service, opts Options) (apiPatt
 	api("POST /subaccount/{id}/withdraw", auth(handleSubaccountWithdraw(log)))
 	api("POST /subaccount/{id}/debit", auth(handleSubaccountDebit(log)))
 	api("POST /subaccount/{id}/credit", auth(handleSubaccountCredit(log)))
-	api("DELETE /subaccount/{id}", notOffered("deleting subaccounts is"))
-	api("GET /subaccount/{id}/statement", notOffered("subaccount statements are"))
 
 	// The company's Pix keys (its default account's), and the look-up of anyone's key in
 	// the bank's directory. {pixKey} is a Pix key.
@@ -122,9 +119,6 @@ func addRoutes(mux *http.ServeMux, svc *payments.Service, opts Options) (apiPatt
 	api("GET /subscriptions", auth(handleSubscriptionList(log)))
 	api("GET /subscriptions/{id}", auth(handleSubscriptionGet(log)))
 	api("PUT /subscriptions/{id}/cancel", auth(handleSubscriptionCancel(log)))
-	api("PUT /subscriptions/{id}/value", notOffered("changing a subscription's value is"))
-	api("GET /subscriptions/{id}/installments", notOffered("subscription installments are"))
-	api("GET /installments/{id}", notOffered("subscription installments are"))
 
 	// Webhooks: registrations of the caller's company, the event catalogue, and the keys
 	// that verify x-webhook-signature (public, like the real API's). Delivery is the
@@ -134,7 +128,6 @@ func addRoutes(mux *http.ServeMux, svc *payments.Service, opts Options) (apiPatt
 	api("POST /webhook", auth(handleWebhookCreate(log)))
 	api("GET /webhook", auth(handleWebhookList(log)))
 	api("DELETE /webhook/{id}", auth(handleWebhookDelete(log)))
-	api("GET /webhook/ips", notOffered("webhook source IPs are"))
 	api("GET /webhook/public-keys", handleWebhookPublicKeys(svc, log))
 	// The spec's /<vendor>/api/v1/webhook variant (e.g. /openpix/api/v1/webhook): the same
 	// handlers. Nothing else lives under /<vendor>/api, so it clashes with neither
@@ -159,6 +152,14 @@ func addRoutes(mux *http.ServeMux, svc *payments.Service, opts Options) (apiPatt
 	api("GET /partner/company/{taxID}", auth(handlePreRegistrationGet(log)))
 	api("POST /partner/application", auth(handlePartnerApplicationCreate(log)))
 	api("GET /partner/affiliate", notOffered("partner affiliates are"))
+
+	// Nouns whose routes sit in their own files: statements, Pix Automático (installments
+	// and a subscription's value), disputes (MED), and the company with closing accounts.
+	k := routeKit{api: api, root: root, auth: auth, notOffered: notOffered, svc: svc, opts: opts, log: log, vendors: names}
+	addStatementRoutes(k)
+	addPixAutomaticRoutes(k)
+	addDisputeRoutes(k)
+	addCompanyRoutes(k)
 
 	// The rest of the official documents' operations, not offered: 501 naming each
 	// (notoffered.go).
