@@ -5,17 +5,20 @@ import (
 	"fmt"
 	"strconv"
 	"time"
+
+	"github.com/pixfoundry/payments/internal/wiretime"
 )
 
 // The charge codec's encoding half. Every charge written (created, paid, expired) is
 // encoded, and so is its event's payload, and encoding/json spends most of that time
 // walking Charge by reflection. These functions write the same bytes directly: the fields
 // of Charge and of what it holds, in the order and with the names and omitempty/omitzero
-// rules of their json tags. httpadapter's charge replies use it too (Charge.AppendJSON).
+// rules of their json tags, times as the wire wants them (three fraction digits, as
+// wiretime.Fix makes encoding/json's). httpadapter's charge replies use it too (Charge.AppendJSON).
 // The stored bytes do not change, so records written before and after read alike and
 // nothing needs a migration. TestChargeJSON_SameAsEncodingJSON
 // (codec_charge_internal_test.go) fills every field by reflection and compares with
-// encoding/json, so a field added to Charge and not here fails it. Decoding stays with
+// encoding/json's bytes through wiretime.Fix, so a field added to Charge and not here fails it. Decoding stays with
 // go-json (codec.go).
 
 func (c Charge) appendJSON(b []byte) []byte { return appendCharge(b, &c) }
@@ -284,8 +287,9 @@ var plainJSONByte = func() (t [256]bool) {
 	return t
 }()
 
-// appendTime writes t as time.Time's MarshalJSON does: RFC 3339 with nanoseconds, quoted.
-// The times it cannot write (a year outside 0-9999, a zone offset of a day or more) are an
+// appendTime writes t as the wire wants it (wiretime.Append): RFC 3339 with three fraction
+// digits at millisecond precision, all its digits otherwise. The times time.Time's
+// MarshalJSON cannot write (a year outside 0-9999, a zone offset of a day or more) are an
 // error there, and a bug here, as for encode.
 func appendTime(b []byte, t time.Time) []byte {
 	if _, off := t.Zone(); t.Year() < 0 || t.Year() > 9999 || off <= -24*60*60 || off >= 24*60*60 {
@@ -295,7 +299,5 @@ func appendTime(b []byte, t time.Time) []byte {
 		}
 		return append(b, j...)
 	}
-	b = append(b, '"')
-	b = t.AppendFormat(b, time.RFC3339Nano)
-	return append(b, '"')
+	return wiretime.Append(b, t)
 }

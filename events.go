@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/pixfoundry/payments/brcode"
+	"github.com/pixfoundry/payments/internal/wiretime"
 	"github.com/pixfoundry/payments/store"
 )
 
@@ -195,14 +196,14 @@ func eventJSON(seq uint64, name string, at time.Time, data []byte) ([]byte, erro
 	b = strconv.AppendUint(b, seq, 10)
 	b = append(b, `,"event":`...)
 	b = append(b, qname...)
-	b = append(b, `,"time":"`...)
-	b = at.UTC().AppendFormat(b, time.RFC3339Nano)
-	b = append(b, `","data":{"event":`...)
+	b = append(b, `,"time":`...)
+	b = wiretime.Append(b, at.UTC())
+	b = append(b, `,"data":{"event":`...)
 	b = append(b, qname...)
 	if rest := bytes.TrimSpace(data[1:]); len(rest) > 0 && rest[0] != '}' {
 		b = append(b, ',')
 	}
-	b = append(b, data[1:]...)
+	b = append(b, wiretime.Fix(data)[1:]...) // times with three fraction digits, as on the wire
 	return append(b, '}'), nil
 }
 

@@ -47,7 +47,7 @@ func TestCharges(t *testing.T) {
 		is.True(strings.HasPrefix(str(charge, "brCode"), "000201"))
 		is.True(strings.Contains(str(charge, "brCode"), "540510.50")) // the amount, in reais
 		is.Equal(num(charge, "expiresIn"), 86400)                     // default, in seconds
-		is.Equal(str(charge, "expiresDate"), "2026-11-23T12:00:00Z")
+		is.Equal(str(charge, "expiresDate"), "2026-11-23T12:00:00.000Z")
 		is.Equal(str(charge, "customer", "taxID", "taxID"), "52998224725")
 		is.Equal(str(charge, "customer", "correlationID"), "ana")
 		is.Equal(len(list(charge, "additionalInfo")), 1)
@@ -82,10 +82,10 @@ func TestCharges(t *testing.T) {
 		comment := string([]rune(strings.Repeat("Pedido com entrega expressa às 18h, ", 4))[:140])
 		r := s.do(t, "POST", "/api/v1/charge", s.appID, `{"correlationID":"lenient","value":100,"comment":"`+comment+`",
 			"expiresIn":3600,"expiresDate":"2026-11-29T12:00:00"}`)
-		mustStatus(t, is, r, http.StatusOK)                                    // a 140-character comment, both expiries, no offset
-		is.Equal(str(r.body, "charge", "comment"), comment)                    // the whole comment
-		is.Equal(str(r.body, "charge", "expiresDate"), "2026-11-29T12:00:00Z") // expiresDate wins, read as UTC
-		is.Equal(num(r.body, "charge", "expiresIn"), 7*86400)                  // and expiresIn says so
+		mustStatus(t, is, r, http.StatusOK)                                        // a 140-character comment, both expiries, no offset
+		is.Equal(str(r.body, "charge", "comment"), comment)                        // the whole comment
+		is.Equal(str(r.body, "charge", "expiresDate"), "2026-11-29T12:00:00.000Z") // expiresDate wins, read as UTC
+		is.Equal(num(r.body, "charge", "expiresIn"), 7*86400)                      // and expiresIn says so
 		code, err := brcode.Parse(str(r.body, "brCode"))
 		is.NoErr(err)                                                                                   // a valid code
 		is.True(strings.HasPrefix("Pedido com entrega expressa as 18h, Pedido com entrega", code.Info)) // with what fits of the comment
@@ -220,9 +220,9 @@ func TestCharges(t *testing.T) {
 		s.createCharge(t, s.appID, `{"correlationID":"to-extend","value":500}`)
 		r := s.do(t, "PATCH", "/api/v1/charge/to-extend", s.appID, `{"expiresDate":"2026-12-31T23:59:59Z"}`)
 		mustStatus(t, is, r, http.StatusOK)
-		is.Equal(r.body, map[string]any{"status": "OK", "id": "to-extend", "expiresDate": "2026-12-31T23:59:59Z"}) // the reference's {status, id, expiresDate}
+		is.Equal(r.body, map[string]any{"status": "OK", "id": "to-extend", "expiresDate": "2026-12-31T23:59:59.000Z"}) // the reference's {status, id, expiresDate}
 		r = s.do(t, "GET", "/api/v1/charge/to-extend", s.appID, "")
-		is.Equal(str(r.body, "charge", "expiresDate"), "2026-12-31T23:59:59Z") // moved
+		is.Equal(str(r.body, "charge", "expiresDate"), "2026-12-31T23:59:59.000Z") // moved
 		for _, tc := range []struct{ body, want string }{
 			{`{"expiresDate":"soon"}`, "expiresDate must be an ISO 8601 date"},
 			{`{"expiresDate":"2026-11-22T12:04:00Z"}`, "expiresDate must be at least 5 minutes"},

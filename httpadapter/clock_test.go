@@ -65,11 +65,11 @@ func TestSandbox_Clock(t *testing.T) {
 
 		r := s.do(t, "GET", "/openpix/testing/clock", s.appID, "")
 		mustStatus(t, is, r, http.StatusOK)
-		is.Equal(str(r.body, "now"), "2026-11-22T12:00:00Z") // the base clock, not moved yet
+		is.Equal(str(r.body, "now"), "2026-11-22T12:00:00.000Z") // the base clock, not moved yet
 
 		r = s.do(t, "POST", "/openpix/testing/clock", s.appID, `{"advance":"1h"}`)
 		mustStatus(t, is, r, http.StatusOK)
-		is.Equal(str(r.body, "now"), "2026-11-22T13:00:00Z")                  // an hour later
+		is.Equal(str(r.body, "now"), "2026-11-22T13:00:00.000Z")              // an hour later
 		is.Equal(clock.Now(), time.Date(2026, 11, 22, 13, 0, 0, 0, time.UTC)) // the Service's clock moved
 
 		r = s.do(t, "GET", "/api/v1/charge?status=EXPIRED", s.appID, "")
@@ -89,10 +89,10 @@ func TestSandbox_Clock(t *testing.T) {
 		is.Equal(expired, 1) // the due pass ran before the answer: the expiry is recorded, once
 
 		r = s.do(t, "GET", "/openpix/testing/clock", s.appID, "")
-		is.Equal(str(r.body, "now"), "2026-11-22T13:00:00Z") // reading does not move it
+		is.Equal(str(r.body, "now"), "2026-11-22T13:00:00.000Z") // reading does not move it
 		r = s.do(t, "POST", "/openpix/testing/clock", s.appID, `{"advance":"744h"}`)
 		mustStatus(t, is, r, http.StatusOK)
-		is.Equal(str(r.body, "now"), "2026-12-23T13:00:00Z") // a month (31 days) on
+		is.Equal(str(r.body, "now"), "2026-12-23T13:00:00.000Z") // a month (31 days) on
 		r = s.do(t, "GET", "/api/v1/charge/later", s.appID, "")
 		is.Equal(str(r.body, "charge", "status"), "EXPIRED") // the other one too
 	})
@@ -106,7 +106,7 @@ func TestSandbox_Clock(t *testing.T) {
 		mustStatus(t, is, r, http.StatusOK)
 		r = s.do(t, "POST", "/openpix/testing/clock", s.appID, `{"advance":"2064h"}`) // 86 days: Feb 16
 		mustStatus(t, is, r, http.StatusOK)
-		is.Equal(str(r.body, "now"), "2027-02-16T12:00:00Z")
+		is.Equal(str(r.body, "now"), "2027-02-16T12:00:00.000Z")
 		r = s.do(t, "GET", "/api/v1/charge?subscription=gym", s.appID, "")
 		mustStatus(t, is, r, http.StatusOK)
 		var got []string
@@ -114,9 +114,9 @@ func TestSandbox_Clock(t *testing.T) {
 			got = append(got, str(c, "correlationID")+" "+str(c, "status")+" "+str(c, "createdAt"))
 		}
 		is.Equal(got, []string{
-			"gym:2027-02-10 ACTIVE 2027-02-10T03:00:00Z",
-			"gym:2027-01-10 EXPIRED 2027-01-10T03:00:00Z",
-			"gym:2026-12-10 EXPIRED 2026-12-10T03:00:00Z",
+			"gym:2027-02-10 ACTIVE 2027-02-10T03:00:00.000Z",
+			"gym:2027-01-10 EXPIRED 2027-01-10T03:00:00.000Z",
+			"gym:2026-12-10 EXPIRED 2026-12-10T03:00:00.000Z",
 		})
 	})
 	t.Run("LongerThanWriteTimeout", func(t *testing.T) {
@@ -184,7 +184,7 @@ func TestSandbox_Clock(t *testing.T) {
 		fs.fail.Store(true)
 		r = s.do(t, "POST", "/openpix/testing/clock", s.appID, `{"advance":"744h"}`)
 		mustStatus(t, is, r, http.StatusOK)
-		is.Equal(str(r.body, "now"), "2026-12-23T12:00:00Z")                  // the move was made
+		is.Equal(str(r.body, "now"), "2026-12-23T12:00:00.000Z")              // the move was made
 		is.Equal(clock.Now(), time.Date(2026, 12, 23, 12, 0, 0, 0, time.UTC)) // for the Service too
 		is.True(strings.Contains(s.logs.String(), "disk full"))               // the failure is logged
 

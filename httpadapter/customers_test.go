@@ -23,7 +23,7 @@ func TestCustomers(t *testing.T) {
 		is.Equal(get(c, "taxID"), map[string]any{"taxID": "52998224725", "type": "BR:CPF"}) // taxID as an object
 		is.Equal(str(c, "correlationID"), "customer-ana")
 		is.Equal(str(c, "address", "city"), "São Paulo")
-		is.Equal(str(c, "createdAt"), "2026-11-22T12:00:00Z")
+		is.Equal(str(c, "createdAt"), "2026-11-22T12:00:00.000Z")
 	})
 	t.Run("CreateTaxIDObject", func(t *testing.T) {
 		is := is.New(t)

@@ -19,6 +19,7 @@ import (
 
 	"github.com/pixfoundry/payments"
 	"github.com/pixfoundry/payments/brcode"
+	"github.com/pixfoundry/payments/internal/wiretime"
 )
 
 // statusOf is the one map from error code to HTTP status.
@@ -166,7 +167,7 @@ func encode(w http.ResponseWriter, status int, v any) {
 		if b, err = json.Marshal(v); err != nil {
 			panic(fmt.Sprintf("httpadapter: encode %T: %v", v, err))
 		}
-		b = append(b, '\n')
+		b = append(wiretime.Fix(b), '\n') // times with three fraction digits, as the real API's
 	}
 	h := w.Header()
 	h.Set("Content-Type", "application/json; charset=utf-8")

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/pixfoundry/payments"
+	"github.com/pixfoundry/payments/internal/wiretime"
 )
 
 // The sandbox's simulated payment, as the real sandbox reports it.
@@ -128,7 +129,7 @@ type clockBody struct {
 func clockAnswer(now time.Time) clockBody {
 	// At millisecond precision, as the Service stamps every record: a record made right
 	// after this answer is never earlier than it.
-	return clockBody{Now: now.UTC().Truncate(time.Millisecond).Format(time.RFC3339Nano)}
+	return clockBody{Now: now.UTC().Truncate(time.Millisecond).Format(wiretime.Layout)}
 }
 
 // handleSandboxClockGet: GET /<vendor>/testing/clock → 200 {now}, the server's time.

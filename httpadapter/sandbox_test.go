@@ -54,7 +54,7 @@ func TestSandbox_PayCharge(t *testing.T) {
 	is.Equal(str(x, "payer", "name"), "Sandbox Payer")
 	is.Equal(str(x, "charge", "correlationID"), "order-1")
 	is.Equal(str(x, "raw", "txid"), str(c, "identifier")[:25]) // paid with the code's txid
-	is.Equal(str(x, "time"), "2026-11-22T12:00:00Z")           // at the Service's clock
+	is.Equal(str(x, "time"), "2026-11-22T12:00:00.000Z")       // at the Service's clock
 
 	r = s.do(t, "GET", "/api/v1/charge/order-1", s.appID, "")
 	is.Equal(str(r.body, "charge", "status"), "COMPLETED")

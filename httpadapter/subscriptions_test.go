@@ -54,7 +54,7 @@ func TestSubscriptions(t *testing.T) {
 			`{"customer":{"name":"Bia","email":"bia@example.com"},"value":5000,"correlationID":"plan-3","dayGenerateCharge":"2026-12-15"}`)
 		mustStatus(t, is, r, http.StatusOK)
 		is.Equal(num(r.body, "subscription", "dayGenerateCharge"), 15)
-		is.Equal(str(r.body, "subscription", "nextChargeDate"), "2026-12-15T03:00:00Z")
+		is.Equal(str(r.body, "subscription", "nextChargeDate"), "2026-12-15T03:00:00.000Z")
 	})
 	t.Run("Get", func(t *testing.T) {
 		is := is.New(t)

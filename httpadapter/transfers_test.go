@@ -97,7 +97,7 @@ func TestAccountsAndTransfers(t *testing.T) {
 		is.Equal(keys(get(r.body, "transaction")), []string{"correlationID", "time", "value"}) // the reference's shape
 		is.Equal(num(r.body, "transaction", "value"), 500)
 		is.Equal(str(r.body, "transaction", "correlationID"), "tr-1")
-		is.Equal(str(r.body, "transaction", "time"), "2026-11-22T12:00:00Z")
+		is.Equal(str(r.body, "transaction", "time"), "2026-11-22T12:00:00.000Z")
 		is.Equal(balances(t), []int{1450, 500})
 
 		s.clock.Advance(time.Minute)

@@ -179,7 +179,7 @@ func TestWebhooks_TransactionAudit(t *testing.T) {
 	sent := list(r.body, "transaction", "webhookSent")
 	is.Equal(len(sent), 1) // the delivery
 	is.Equal(str(sent[0], "OPENPIX:TRANSACTION_RECEIVED", "status"), "SUCCESS")
-	is.Equal(str(sent[0], "OPENPIX:TRANSACTION_RECEIVED", "time"), "2026-11-22T12:00:00Z")
+	is.Equal(str(sent[0], "OPENPIX:TRANSACTION_RECEIVED", "time"), "2026-11-22T12:00:00.000Z")
 	is.Equal(get(sent[0], "isRetry"), false) // the first attempt
 
 	for _, tc := range []struct {

@@ -1,0 +1,112 @@
+package wiretime_test
+
+import (
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/matryer/is"
+
+	"github.com/pixfoundry/payments/internal/wiretime"
+)
+
+func TestAppend(t *testing.T) {
+	is := is.New(t)
+	at := time.Date(2026, 11, 27, 14, 50, 34, 310_000_000, time.UTC)
+	is.Equal(string(wiretime.Append(nil, at)), `"2026-11-27T14:50:34.310Z"`)
+	is.Equal(string(wiretime.Append(nil, at.Truncate(time.Second))), `"2026-11-27T14:50:34.000Z"`)
+	is.Equal(string(wiretime.Append(nil, at.In(time.FixedZone("", -3*3600)))), `"2026-11-27T11:50:34.310-03:00"`)
+	// Finer than a millisecond: every digit, so a stored record keeps it.
+	is.Equal(string(wiretime.Append(nil, at.Add(123))), `"2026-11-27T14:50:34.310000123Z"`)
+}
+
+func TestFix(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{`{"createdAt":"2026-11-27T14:50:34.31Z"}`, `{"createdAt":"2026-11-27T14:50:34.310Z"}`},
+		{`{"createdAt":"2026-11-27T14:50:34Z","x":1}`, `{"createdAt":"2026-11-27T14:50:34.000Z","x":1}`},
+		{`{"paidAt":"2026-11-27T14:50:34.3109Z"}`, `{"paidAt":"2026-11-27T14:50:34.3109Z"}`}, // finer: kept
+		{`{"time":"2026-11-27T14:50:34.3-03:00"}`, `{"time":"2026-11-27T14:50:34.300-03:00"}`},
+		{`{"a":[{"updatedAt":"2026-11-27T14:50:34Z"},{"updatedAt":"2026-11-27T14:50:35.5Z"}]}`,
+			`{"a":[{"updatedAt":"2026-11-27T14:50:34.000Z"},{"updatedAt":"2026-11-27T14:50:35.500Z"}]}`},
+		// Already right, not a time, or not under a time key: unchanged.
+		{`{"createdAt":"2026-11-27T14:50:34.310Z"}`, `{"createdAt":"2026-11-27T14:50:34.310Z"}`},
+		{`{"createdAt":"yesterday"}`, `{"createdAt":"yesterday"}`},
+		{`{"comment":"2026-11-27T14:50:34Z"}`, `{"comment":"2026-11-27T14:50:34Z"}`},
+		{`{"value":"2026-11-27T14:50:34Z","key":"createdAt"}`, `{"value":"2026-11-27T14:50:34Z","key":"createdAt"}`},
+		{`{"comment":"say \"createdAt\":","at":"x\\"}`, `{"comment":"say \"createdAt\":","at":"x\\"}`},
+		{`{"comment":"\"","createdAt":"2026-11-27T14:50:34Z"}`, `{"comment":"\"","createdAt":"2026-11-27T14:50:34.000Z"}`},
+		{`{"createdAt":"2026-11-27T14:50:34Z`, `{"createdAt":"2026-11-27T14:50:34Z`},
+	} {
+		t.Run(tc.in, func(t *testing.T) {
+			is := is.New(t)
+			is.Equal(string(wiretime.Fix([]byte(tc.in))), tc.want)
+		})
+	}
+}
+
+// FuzzFix: Fix keeps valid JSON valid and changes nothing but the times under Keys: the
+// document decodes to the same values once those are read as times.
+func FuzzFix(f *testing.F) {
+	f.Add(`{"createdAt":"2026-11-27T14:50:34.31Z","comment":"2026-11-27T14:50:34Z"}`)
+	f.Add(`{"a":[{"time":"2026-01-01T00:00:00Z"}],"b":"\"\\"}`)
+	f.Fuzz(func(t *testing.T, s string) {
+		var before any
+		if json.Unmarshal([]byte(s), &before) != nil {
+			return
+		}
+		compact, err := json.Marshal(before) // the compact form encoding/json writes
+		if err != nil {
+			return
+		}
+		fixed := wiretime.Fix(compact)
+		var after any
+		if err := json.Unmarshal(fixed, &after); err != nil {
+			t.Fatalf("Fix(%s) = %s: not JSON: %v", compact, fixed, err)
+		}
+		if !sameBut(before, after, "") {
+			t.Fatalf("Fix(%s) = %s: changed more than times", compact, fixed)
+		}
+	})
+}
+
+// sameBut reports whether a and b are equal, a string under a time key compared as the
+// instant it names when it is one.
+func sameBut(a, b any, key string) bool {
+	switch a := a.(type) {
+	case map[string]any:
+		bm, ok := b.(map[string]any)
+		if !ok || len(a) != len(bm) {
+			return false
+		}
+		for k, v := range a {
+			if !sameBut(v, bm[k], k) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		bs, ok := b.([]any)
+		if !ok || len(a) != len(bs) {
+			return false
+		}
+		for i := range a {
+			if !sameBut(a[i], bs[i], key) {
+				return false
+			}
+		}
+		return true
+	case string:
+		bs, ok := b.(string)
+		if !ok {
+			return false
+		}
+		if a == bs {
+			return true
+		}
+		ta, errA := time.Parse(time.RFC3339Nano, a)
+		tb, errB := time.Parse(time.RFC3339Nano, bs)
+		return wiretime.Keys[key] && errA == nil && errB == nil && ta.Equal(tb)
+	default:
+		return a == b
+	}
+}
