@@ -29,7 +29,7 @@ func (c *Charge) AppendJSON(b []byte) []byte { return appendCharge(b, c) }
 
 func (e chargeEvent) appendJSON(b []byte) []byte {
 	b = append(b, `{"charge":`...)
-	b = appendCharge(b, &e.Charge)
+	b = appendChargeWith(b, &e.Charge, e.subscription)
 	b = append(b, `,"company":`...)
 	if c := e.Company; c == nil {
 		b = append(b, "null"...)
@@ -62,7 +62,11 @@ func (e chargeEvent) appendJSON(b []byte) []byte {
 }
 
 // appendCharge writes c as encoding/json does.
-func appendCharge(b []byte, c *Charge) []byte {
+func appendCharge(b []byte, c *Charge) []byte { return appendChargeWith(b, c, nil) }
+
+// appendChargeWith is appendCharge with the subscription that made c, when sub is not nil,
+// as the object in place of its correlationID (AppendWireJSON).
+func appendChargeWith(b []byte, c *Charge, sub *Subscription) []byte {
 	b = appendStringField(b, '{', "status", string(c.Status))
 	b = appendStringField(b, ',', "type", string(c.Type))
 	b = appendIntField(b, "value", c.Value)
@@ -155,7 +159,10 @@ func appendCharge(b []byte, c *Charge) []byte {
 		}
 		b = append(b, ']')
 	}
-	if c.Subscription != "" {
+	if sub != nil {
+		b = append(b, `,"subscription":`...)
+		b = appendSubscription(b, sub)
+	} else if c.Subscription != "" {
 		b = appendStringField(b, ',', "subscription", c.Subscription)
 	}
 	if c.PaidAt != nil {

@@ -255,12 +255,15 @@ type chargeEvent struct {
 	Charge  Charge        `json:"charge"`
 	Company *eventCompany `json:"company"`
 	Account *Account      `json:"account"`
+	// subscription is the subscription that made Charge, written as its "subscription"
+	// (charge_subscription.go); nil for the others.
+	subscription *Subscription
 }
 
 // chargePaidEvent is the payload of CHARGE_COMPLETED, and of
 // CHARGE_COMPLETED_NOT_SAME_CUSTOMER_PAYER, which adds the payer.
 type chargePaidEvent struct {
-	Charge  *Charge           `json:"charge"`
+	Charge  *eventCharge      `json:"charge"`
 	Pix     *eventTransaction `json:"pix"`
 	Company *eventCompany     `json:"company"`
 	Account *Account          `json:"account"`
@@ -270,7 +273,7 @@ type chargePaidEvent struct {
 // transactionEvent is the payload of TRANSACTION_RECEIVED: charge and pixQrCode are null
 // when they do not apply; refunds are the Pix's refunds (its cashback's, if it earned one).
 type transactionEvent struct {
-	Charge    *Charge           `json:"charge"`
+	Charge    *eventCharge      `json:"charge"`
 	PixQrCode *PixQRCode        `json:"pixQrCode"`
 	Pix       *eventTransaction `json:"pix"`
 	Company   *eventCompany     `json:"company"`
@@ -371,7 +374,11 @@ func (t *txn) emitCharge(name string, c Charge) error {
 	if err != nil {
 		return err
 	}
-	return t.emit(name, chargeEvent{Charge: c, Company: co.eventRef(), Account: acct})
+	sub, err := t.chargeSubscription(&c)
+	if err != nil {
+		return err
+	}
+	return t.emit(name, chargeEvent{Charge: c, Company: co.eventRef(), Account: acct, subscription: sub})
 }
 
 // companyParty is the company's side of its Pix: its key, name and tax ID.

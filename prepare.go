@@ -109,6 +109,9 @@ func (t *txn) prepareCharge(p CreateChargeParams) *chargePrep {
 	if err != nil {
 		return prep
 	}
+	if c.Subscription != "" {
+		return prep // its payload carries the subscription, read in the transaction (emitCharge)
+	}
 	ev := chargeEvent{Charge: c, Company: co.eventRef(), Account: acct}
 	if prep.payload, err = marshal(ev); err != nil {
 		prep.payload = nil

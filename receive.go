@@ -287,7 +287,11 @@ func (t *txn) receivePix(p ReceivePixParams) (Transaction, error) {
 	pix := eventPix(co, x)
 	if charge != nil && x.Unmatched == "" {
 		t.present(charge)
-		ev := chargePaidEvent{Charge: charge, Pix: pix, Company: co.eventRef(), Account: &acct}
+		ec, err := t.eventCharge(charge)
+		if err != nil {
+			return Transaction{}, err
+		}
+		ev := chargePaidEvent{Charge: ec, Pix: pix, Company: co.eventRef(), Account: &acct}
 		if err := t.emit(EventChargeCompleted, ev); err != nil {
 			return Transaction{}, err
 		}
@@ -310,7 +314,11 @@ func (t *txn) receivePix(p ReceivePixParams) (Transaction, error) {
 	if err != nil {
 		return Transaction{}, err
 	}
-	return x, t.emit(EventTransactionReceived, transactionEvent{Charge: charge, PixQrCode: q, Pix: pix,
+	ec, err := t.eventCharge(charge)
+	if err != nil {
+		return Transaction{}, err
+	}
+	return x, t.emit(EventTransactionReceived, transactionEvent{Charge: ec, PixQrCode: q, Pix: pix,
 		Company: co.eventRef(), Account: &acct, Refunds: refunds})
 }
 

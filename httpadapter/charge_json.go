@@ -9,10 +9,11 @@ import (
 
 // The charge replies (create, get, list) are the hot path of the API, and encoding/json
 // spends most of their encoding time walking payments.Charge by reflection. These
-// envelopes write the same bytes directly, the charges through Charge.AppendJSON (the
-// domain's own encoder, which its tests compare field by field with encoding/json). encode
-// uses them for any reply that has an appendJSON method; TestChargeJSON_SameAsEncodingJSON
-// compares the envelopes with encoding/json.
+// envelopes write the same bytes directly, the charges through Charge.AppendWireJSON (the
+// domain's own encoder, which its tests compare field by field with encoding/json), with
+// the subscription that made a charge as the document's object (subs, from
+// Service.ChargeSubscriptions). encode uses them for any reply that has an appendJSON
+// method; TestChargeJSON_SameAsEncodingJSON compares the envelopes with encoding/json.
 
 // jsonAppender is a reply that writes its own JSON, byte for byte what encoding/json writes.
 type jsonAppender interface {
@@ -21,7 +22,7 @@ type jsonAppender interface {
 
 func (r chargeReply) appendJSON(b []byte) []byte {
 	b = append(b, `{"charge":`...)
-	b = r.Charge.AppendJSON(b)
+	b = r.Charge.AppendWireJSON(b, r.subs[r.Charge.Subscription])
 	return append(b, '}')
 }
 
@@ -29,7 +30,7 @@ func (r chargeCreatedReply) appendJSON(b []byte) []byte {
 	b = append(b, `{"brCode":`...)
 	b = appendJSONString(b, r.BRCode)
 	b = append(b, `,"charge":`...)
-	b = r.Charge.AppendJSON(b)
+	b = r.Charge.AppendWireJSON(b, r.subs[r.Charge.Subscription])
 	b = append(b, `,"correlationID":`...)
 	b = appendJSONString(b, r.CorrelationID)
 	return append(b, '}')
@@ -45,13 +46,25 @@ func (r chargeListReply) appendJSON(b []byte) []byte {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = r.Charges[i].AppendJSON(b)
+			b = r.Charges[i].AppendWireJSON(b, r.subs[r.Charges[i].Subscription])
 		}
 		b = append(b, ']')
 	}
 	b = append(b, `,"pageInfo":`...)
 	b = appendPageInfo(b, r.PageInfo)
 	return append(b, '}')
+}
+
+// wireCharge is a charge inside a reply encoding/json writes: as the charge replies write
+// it, with the subscription that made it, if any, as the object.
+type wireCharge struct {
+	charge payments.Charge
+	sub    *payments.Subscription
+}
+
+// MarshalJSON writes the charge as Charge.AppendWireJSON does.
+func (c wireCharge) MarshalJSON() ([]byte, error) {
+	return c.charge.AppendWireJSON(make([]byte, 0, 1024), c.sub), nil
 }
 
 func appendPageInfo(b []byte, p payments.PageInfo) []byte {

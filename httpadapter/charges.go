@@ -123,7 +123,12 @@ func handleChargeCreate(log *slog.Logger) http.Handler {
 			writeError(w, r, log, err)
 			return
 		}
-		encode(w, http.StatusOK, chargeCreatedReply{BRCode: c.BRCode, Charge: c, CorrelationID: c.CorrelationID})
+		subs, err := chargeSubscriptions(r, c)
+		if err != nil {
+			writeError(w, r, log, err)
+			return
+		}
+		encode(w, http.StatusOK, chargeCreatedReply{BRCode: c.BRCode, Charge: c, CorrelationID: c.CorrelationID, subs: subs})
 	})
 }
 
@@ -136,7 +141,12 @@ func handleChargeGet(log *slog.Logger) http.Handler {
 			writeError(w, r, log, err)
 			return
 		}
-		encode(w, http.StatusOK, chargeReply{Charge: c})
+		subs, err := chargeSubscriptions(r, c)
+		if err != nil {
+			writeError(w, r, log, err)
+			return
+		}
+		encode(w, http.StatusOK, chargeReply{Charge: c, subs: subs})
 	})
 }
 
@@ -154,7 +164,12 @@ func handleChargeList(log *slog.Logger) http.Handler {
 			writeError(w, r, log, err)
 			return
 		}
-		encode(w, http.StatusOK, chargeListReply{Charges: cs, PageInfo: page})
+		subs, err := chargeSubscriptions(r, cs...)
+		if err != nil {
+			writeError(w, r, log, err)
+			return
+		}
+		encode(w, http.StatusOK, chargeListReply{Charges: cs, PageInfo: page, subs: subs})
 	})
 }
 
@@ -261,15 +276,33 @@ type (
 		BRCode        string          `json:"brCode"`
 		Charge        payments.Charge `json:"charge"`
 		CorrelationID string          `json:"correlationID"`
+		subs          chargeSubs
 	}
 	chargeReply struct {
 		Charge payments.Charge `json:"charge"`
+		subs   chargeSubs
 	}
 	chargeListReply struct {
 		Charges  []payments.Charge `json:"charges"`
 		PageInfo payments.PageInfo `json:"pageInfo"`
+		subs     chargeSubs
 	}
 )
+
+// chargeSubs are the subscriptions that made the charges of a reply, by correlationID,
+// written as the document's Subscription objects (charge_json.go); nil when none did.
+type chargeSubs = map[string]*payments.Subscription
+
+// chargeSubscriptions reads the subscriptions that made cs (Service.ChargeSubscriptions);
+// a charge made by none costs nothing.
+func chargeSubscriptions(r *http.Request, cs ...payments.Charge) (chargeSubs, error) {
+	for _, c := range cs {
+		if c.Subscription != "" {
+			return company(r).ChargeSubscriptions(r.Context(), cs...)
+		}
+	}
+	return nil, nil
+}
 
 // renameField is err with its field, and the field's name where its message starts with it,
 // renamed from from (or from.x, from[i]) to to: the Service names the discount settings

@@ -43,7 +43,7 @@ func TestReplies_SameBytesAsMaps(t *testing.T) {
 		"webhook":              webhookReply{},
 		"webhookList":          webhookListReply{PageInfo: page},
 		"webhookPublicKeys":    webhookPublicKeysReply{},
-		"sandboxCharge":        sandboxChargePaidReply{Charge: charge},
+		"sandboxCharge":        sandboxChargePaidReply{Charge: wireCharge{charge: charge}},
 		"sandboxPixQRCode":     sandboxPixQRCodePaidReply{},
 		"deleted":              deletedReply{ID: "c1", Status: "OK"},
 	} {

@@ -70,7 +70,11 @@ func sandboxPayCharge(r *http.Request, id string) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return sandboxChargePaidReply{Charge: c, Transaction: viewTransaction(x)}, nil
+	subs, err := chargeSubscriptions(r, c)
+	if err != nil {
+		return nil, err
+	}
+	return sandboxChargePaidReply{Charge: wireCharge{c, subs[c.Subscription]}, Transaction: viewTransaction(x)}, nil
 }
 
 func sandboxPayQRCode(r *http.Request, id string) (any, error) {
@@ -192,7 +196,7 @@ func handleSandboxClockAdvance(log *slog.Logger, clock payments.MovableClock) ht
 // Replies. Fields are in the order of their JSON names, as a map would write them.
 type (
 	sandboxChargePaidReply struct {
-		Charge      payments.Charge `json:"charge"`
+		Charge      wireCharge      `json:"charge"`
 		Transaction transactionView `json:"transaction"` // as the transaction routes show it
 	}
 	sandboxPixQRCodePaidReply struct {
