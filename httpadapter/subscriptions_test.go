@@ -81,7 +81,7 @@ func TestSubscriptions(t *testing.T) {
 		is.NoErr(s.svc.RunDue(ctx)) // the first period starts today
 		r := s.do(t, "GET", "/api/v1/charge?subscription="+corrID, s.appID, "")
 		mustStatus(t, is, r, http.StatusOK)
-		is.Equal(num(r.body, "pageInfo", "totalCount"), 1) // the charge list's filter finds it
+		is.Equal(num(r.body, "pageInfo", "totalCount"), 1)                                 // the charge list's filter finds it
 		is.Equal(str(list(r.body, "charges")[0], "subscription", "correlationID"), corrID) // the Subscription object
 		is.Equal(str(list(r.body, "charges")[0], "correlationID"), corrID+":2026-11-22")
 	})
