@@ -15,10 +15,9 @@ type notOfferedOp struct {
 }
 
 // notOfferedOps are the operations of the official documents that no route of this
-// version serves, each registered by addNotOffered. One more sits in routes.go beside the
-// routes of its noun (partner affiliates). TestOperationsTable checks
-// that every operation of the documents answers (served, or 501) and writes the table of
-// them all, docs/openpix-operations.md.
+// version serves, each registered by addNotOffered. TestOperationsTable checks that every
+// operation of the documents answers (served, or 501) and writes the table of them all,
+// docs/openpix-operations.md.
 var notOfferedOps = []notOfferedOp{
 	// Account registrations and limits.
 	{"GET", "/api/v1/account-register", "looking up an account registration by correlationID"},

@@ -84,6 +84,35 @@ func handlePreRegistrationList(log *slog.Logger) http.Handler {
 	})
 }
 
+// handleAffiliateList: GET /partner/affiliate?skip&limit → 200 {affiliates, pageInfo}: the
+// companies the caller manages, which here are the companies it pre-registered (POST
+// /partner/company), oldest first, each as {company:{id,name,taxID}, account:{clientId}},
+// the document's CompanyObjectPayload and AccountObjectPayload; account is absent until
+// the partner has created the company's application (POST /partner/application). Only a
+// partner may call it, as the other partner operations.
+func handleAffiliateList(log *slog.Logger) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p, err := listParams(r)
+		if err != nil {
+			writeError(w, r, log, err)
+			return
+		}
+		prs, page, err := company(r).ListPreRegistrations(r.Context(), p)
+		if err != nil {
+			writeError(w, r, log, err)
+			return
+		}
+		reply := affiliateListReply{Affiliates: make([]affiliate, len(prs)), PageInfo: partnerPageInfo{PageInfo: page, Errors: []errorMessage{}}}
+		for i, pr := range prs {
+			reply.Affiliates[i].Company = pr.Company
+			if pr.Account.ClientID != "" {
+				reply.Affiliates[i].Account = &pr.Account
+			}
+		}
+		encode(w, http.StatusOK, reply)
+	})
+}
+
 // handlePreRegistrationGet: GET /partner/company/{taxID} → 200 {preRegistration:
 // {preRegistration,user,company,account}}.
 func handlePreRegistrationGet(log *slog.Logger) http.Handler {
@@ -139,5 +168,13 @@ type (
 	preRegistrationListReply struct {
 		PageInfo         partnerPageInfo            `json:"pageInfo"`
 		PreRegistrations []payments.PreRegistration `json:"preRegistrations"`
+	}
+	affiliate struct {
+		Account *payments.PreRegistrationAccount `json:"account,omitempty"`
+		Company payments.CompanyRef              `json:"company"`
+	}
+	affiliateListReply struct {
+		Affiliates []affiliate     `json:"affiliates"`
+		PageInfo   partnerPageInfo `json:"pageInfo"`
 	}
 )

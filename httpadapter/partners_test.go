@@ -64,6 +64,20 @@ func TestPartner(t *testing.T) {
 		r = s.do(t, "GET", "/api/v1/partner/company?limit=x", s.appID, "")
 		mustStatus(t, is, r, http.StatusBadRequest)
 	})
+	t.Run("ListAffiliates", func(t *testing.T) {
+		is := is.New(t)
+		r := s.do(t, "GET", "/api/v1/partner/affiliate", s.appID, "")
+		mustStatus(t, is, r, http.StatusOK) // served, no longer 501
+		affs := list(r.body, "affiliates")
+		is.Equal(len(affs), 1)
+		is.Equal(str(affs[0], "company", "name"), "ACME Ltda")
+		is.Equal(str(affs[0], "company", "taxID", "taxID"), "11222333000181")
+		is.True(str(affs[0], "company", "id") != "")
+		is.Equal(get(affs[0], "account"), nil) // no application yet
+		is.Equal(get(r.body, "pageInfo", "errors"), []any{})
+		r = s.do(t, "GET", "/api/v1/partner/affiliate?skip=-1", s.appID, "")
+		mustStatus(t, is, r, http.StatusBadRequest)
+	})
 	t.Run("CreateApplication", func(t *testing.T) {
 		is := is.New(t)
 		r := s.do(t, "POST", "/api/v1/partner/application", s.appID, acmeAppBody)
@@ -87,6 +101,8 @@ func TestPartner(t *testing.T) {
 		r = s.do(t, "GET", "/api/v1/partner/company/11.222.333%2F0001-81", s.appID, "")
 		mustStatus(t, is, r, http.StatusOK)                                                 // a masked tax ID, its slash encoded
 		is.Equal(str(r.body, "preRegistration", "account", "clientId"), str(a, "clientId")) // account.clientId
+		r = s.do(t, "GET", "/api/v1/partner/affiliate", s.appID, "")
+		is.Equal(str(list(r.body, "affiliates")[0], "account", "clientId"), str(a, "clientId")) // and the affiliate's
 	})
 	t.Run("NewCompanyIsolated", func(t *testing.T) {
 		is := is.New(t)
@@ -111,6 +127,7 @@ func TestPartner(t *testing.T) {
 			{"GET", "/api/v1/partner/company", ""},
 			{"GET", "/api/v1/partner/company/11222333000181", ""},
 			{"POST", "/api/v1/partner/application", acmeAppBody},
+			{"GET", "/api/v1/partner/affiliate", ""},
 		} {
 			r := s.do(t, route.method, route.path, companyAppID, route.body)
 			mustStatus(t, is, r, http.StatusForbidden) // the new company is not a partner

@@ -32,6 +32,7 @@ func TestReplies_SameBytesAsMaps(t *testing.T) {
 		"preRegistrationNew":   preRegistrationCreatedReply{},
 		"preRegistration":      preRegistrationReply{},
 		"preRegistrationList":  preRegistrationListReply{PageInfo: partnerPageInfo{PageInfo: page, Errors: []errorMessage{}}},
+		"affiliateList":        affiliateListReply{Affiliates: []affiliate{{Account: &payments.PreRegistrationAccount{ClientID: "c"}}}, PageInfo: partnerPageInfo{PageInfo: page, Errors: []errorMessage{}}},
 		"pixQRCodeCreated":     pixQRCodeCreatedReply{BRCode: "000201", CorrelationID: "q1"},
 		"pixQRCode":            pixQRCodeReply{},
 		"pixQRCodeList":        pixQRCodeListReply{PageInfo: page},

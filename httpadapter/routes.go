@@ -151,7 +151,7 @@ func addRoutes(mux *http.ServeMux, svc *payments.Service, opts Options) (apiPatt
 	api("GET /partner/company", auth(handlePreRegistrationList(log)))
 	api("GET /partner/company/{taxID}", auth(handlePreRegistrationGet(log)))
 	api("POST /partner/application", auth(handlePartnerApplicationCreate(log)))
-	api("GET /partner/affiliate", notOffered("partner affiliates are"))
+	api("GET /partner/affiliate", auth(handleAffiliateList(log)))
 
 	// Nouns whose routes sit in their own files: statements, Pix Automático (installments
 	// and a subscription's value), disputes (MED), and the company with closing accounts.
