@@ -113,3 +113,18 @@ func (t *txn) auditWebhookSent(ev Event, sent WebhookSent) error {
 	x.WebhookSent = append(x.WebhookSent, sent)
 	return t.saveTransaction(x)
 }
+
+// attemptFailure is what a failed delivery's attempt records as its Error, which the
+// company reads (ListWebhookAttempts): the class of failure only (webhookFailure), as the
+// test call says it, since the error's own text can name internal hosts, addresses and
+// resolvers, or the mail server. A failed e-mail (mail) that is not a timeout or the
+// Service's own error says the e-mail could not be sent. The whole error goes to the
+// Service's log.
+func (s *Service) attemptFailure(webhookID string, mail bool, err error) string {
+	s.core.log.Info("webhook delivery failed", "webhook", webhookID, "err", err)
+	class := webhookFailure(err)
+	if mail && class == failedConnection {
+		return "the e-mail could not be sent"
+	}
+	return class
+}

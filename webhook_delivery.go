@@ -264,7 +264,7 @@ func (s *Service) deliverWebhook(ctx context.Context, id string) error {
 		var failure string
 		if w.URL == "" {
 			if err := s.mailWebhook(ctx, w.Webhook, ev); err != nil {
-				failure = err.Error()
+				failure = s.attemptFailure(w.ID, true, err)
 			}
 		} else {
 			var err error
@@ -277,7 +277,7 @@ func (s *Service) deliverWebhook(ctx context.Context, id string) error {
 			}
 			switch {
 			case err != nil:
-				failure, res.Status = err.Error(), 0
+				failure, res.Status = s.attemptFailure(w.ID, false, err), 0
 			case res.Status < 200 || res.Status > 299:
 				failure = fmt.Sprintf("HTTP %d", res.Status)
 			}

@@ -51,7 +51,7 @@ func (s *Service) resendWebhookEvent(ctx context.Context, w Webhook, ev Event) (
 	var res WebhookResponse
 	if w.URL == "" {
 		if err := s.mailWebhook(ctx, w, ev); err != nil {
-			failure = err.Error()
+			failure = s.attemptFailure(w.ID, true, err)
 		}
 	} else {
 		var err error
@@ -61,7 +61,7 @@ func (s *Service) resendWebhookEvent(ctx context.Context, w Webhook, ev Event) (
 		}
 		switch {
 		case err != nil:
-			failure, res.Status = err.Error(), 0
+			failure, res.Status = s.attemptFailure(w.ID, false, err), 0
 		case res.Status < 200 || res.Status > 299:
 			failure = fmt.Sprintf("HTTP %d", res.Status)
 		}

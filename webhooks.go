@@ -362,8 +362,11 @@ func webhookFailure(err error) string {
 	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
 		return "the connection was closed before an answer"
 	}
-	return "the connection failed"
+	return failedConnection
 }
+
+// failedConnection is webhookFailure's words for a failure of no class it knows.
+const failedConnection = "the connection failed"
 
 // lastSeq is the number of the company's last event, 0 when it has none.
 func (t *txn) lastSeq() (uint64, error) {
