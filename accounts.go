@@ -31,6 +31,8 @@ type Account struct {
 	Name      string    `json:"accountName,omitempty"`
 	Balance   Balance   `json:"balance"`
 	CreatedAt time.Time `json:"createdAt"`
+	// ClosedAt is when CloseAccount closed the account; nil while it is open.
+	ClosedAt *time.Time `json:"closedAt,omitempty"`
 }
 
 // Balance is an account's money in centavos. Blocked is the part reserved for refunds and
@@ -105,7 +107,8 @@ func (t *txn) fillBalance(a *Account) error {
 	return nil
 }
 
-// GetAccount returns the company's account with id.
+// GetAccount returns the company's account with id, a closed one too (ClosedAt set, see
+// CloseAccount).
 func (s *Service) GetAccount(ctx context.Context, id string) (Account, error) {
 	var a Account
 	err := s.view(ctx, func(t *txn) error {
@@ -131,7 +134,7 @@ func (s *Service) DefaultAccount(ctx context.Context) (Account, error) {
 	return a, err
 }
 
-// ListAccounts returns the company's accounts, newest first.
+// ListAccounts returns the company's open accounts, newest first.
 func (s *Service) ListAccounts(ctx context.Context, p ListParams) ([]Account, PageInfo, error) {
 	p, err := p.check()
 	if err != nil {
@@ -270,4 +273,60 @@ func (t *txn) pixKeyFree(field, key string, subaccounts bool) error {
 		return conflict(field, "%s %s is the Pix key of a subaccount of the company", field, key)
 	}
 	return nil
+}
+
+// Messages of the official document for closing an account.
+const (
+	msgAccountClosed      = "Account already closed"
+	msgAccountWithBalance = "Account with balance cannot be deleted"
+)
+
+// CloseAccount closes an account of the company other than its default, and returns it
+// as closed.
+//
+// The official document says that an account with balance cannot be closed: one whose
+// total balance is not zero, money available or blocked by a withdrawal, refund or payment
+// the bank has not settled, is refused with EPRECONDITION on "balance", and nothing
+// changes. The company first moves the money out (TransferBetweenAccounts,
+// WithdrawFromAccount) or waits for its orders to settle or fail; money is never moved
+// for it, nor left behind. The default account is refused (EPRECONDITION on "accountId"):
+// the company's charges are paid into it. An account closed before is refused with the
+// document's "Account already closed" (EPRECONDITION on "accountId"), so a retry that
+// lost the first answer learns that the account is closed; an unknown id is ENOTFOUND.
+//
+// In the same transaction the account's Pix key is released: from then on a Pix sent to
+// it is no longer the company's (ReceivePix refuses the key, and ReceiveBankPix keeps a
+// bank's Pix to it unmatched, for an operator), and the key is free for a new account or
+// for another company. A closed account leaves ListAccounts and cannot be named by its
+// key (TransferBetweenAccounts); GetAccount still reads it, with ClosedAt set, and its
+// books stay in the ledger. The one money that can still reach it is a withdrawal it sent
+// before closing that the payee's bank returns: it lands in the closed account, which
+// shows it, and WithdrawFromAccount takes it out.
+func (s *Service) CloseAccount(ctx context.Context, id string) (Account, error) {
+	var a Account
+	err := s.update(ctx, func(t *txn) error {
+		var err error
+		if a, err = t.account(id); err != nil {
+			return err
+		}
+		switch {
+		case a.ClosedAt != nil:
+			return precondition("accountId", msgAccountClosed)
+		case a.IsDefault:
+			return precondition("accountId", "The default account cannot be closed: the company's charges are paid into it")
+		case a.Balance.Total != 0:
+			return precondition("balance", "%s: its balance is R$ %s (R$ %s of it blocked by orders the bank has not settled); move the money out first",
+				msgAccountWithBalance, formatReais(a.Balance.Total), formatReais(a.Balance.Blocked))
+		}
+		if err := t.releasePixKey(a.PixKey); err != nil {
+			return err
+		}
+		closed := t.now
+		a.ClosedAt = &closed
+		stored := a
+		stored.Balance = Balance{} // computed from the books on every read
+		// No unique key (the Pix key no longer names it) and no index (it no longer lists).
+		return t.put(collAccounts, a.AccountID, "account", stored, nil, nil)
+	})
+	return result(a, err)
 }

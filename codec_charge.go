@@ -56,6 +56,10 @@ func (e chargeEvent) appendJSON(b []byte) []byte {
 		b = appendIntField(b, "available", a.Balance.Available)
 		b = append(b, `},"createdAt":`...)
 		b = appendTime(b, a.CreatedAt)
+		if a.ClosedAt != nil {
+			b = append(b, `,"closedAt":`...)
+			b = appendTime(b, *a.ClosedAt)
+		}
 		b = append(b, '}')
 	}
 	return append(b, '}')

@@ -332,6 +332,7 @@ var dueWork = map[string]func(t *txn, id string) error{
 	dueExpiries:     func(t *txn, _ string) error { return t.expireCompany() }, // a company's charges, below
 	dueExpiry:       (*txn).expireDue,                                          // one charge, below
 	dueSubscription: (*txn).generateDue,                                        // subscriptions.go
+	dueInstallment:  (*txn).retryDue,                                           // installments.go
 }
 
 // handleDue does the work of due entries, each in the company it names, in t.

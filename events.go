@@ -37,6 +37,10 @@ const (
 	EventMovementConfirmed         = "MOVEMENT_CONFIRMED" // an outgoing payment was settled
 	EventMovementFailed            = "MOVEMENT_FAILED"    // an outgoing payment failed; its money returned
 	EventMovementRemoved           = "MOVEMENT_REMOVED"   // a CREATED payment was removed (RemovePayment)
+	EventDisputeCreated            = "DISPUTE_CREATED"    // a MED dispute opened against a received Pix; its value blocked (disputes.go)
+	EventDisputeAccepted           = "DISPUTE_ACCEPTED"   // a dispute was decided for the payer: the money goes back
+	EventDisputeRejected           = "DISPUTE_REJECTED"   // a dispute was decided for the company: the money released
+	EventDisputeCanceled           = "DISPUTE_CANCELED"   // a dispute was withdrawn: the money released
 )
 
 // EventType is one event of the catalogue: its name as webhooks carry it and what it
@@ -72,6 +76,18 @@ var events = []eventSpec{
 	{name: EventMovementConfirmed, description: "an outgoing payment was confirmed by the bank"},
 	{name: EventMovementFailed, description: "an outgoing payment failed; its money returned"},
 	{name: EventMovementRemoved, description: "a payment awaiting approval was removed"},
+	{name: EventPixAutomaticApproved, description: "the payer approved a Pix Automático mandate", noPrefix: true},
+	{name: EventPixAutomaticRejected, description: "the payer refused or withdrew a Pix Automático mandate; its subscription ended", noPrefix: true},
+	{name: EventPixAutomaticCobrCreated, description: "an installment's Pix Automático debit (cobr) was sent to the payer's bank", noPrefix: true},
+	{name: EventPixAutomaticCobrApproved, description: "the payer's bank accepted an installment's cobr", noPrefix: true},
+	{name: EventPixAutomaticCobrRejected, description: "an installment's cobr was refused with no retry left; the installment was canceled", noPrefix: true},
+	{name: EventPixAutomaticCobrCompleted, description: "an installment's cobr was debited and its money received", noPrefix: true},
+	{name: EventPixAutomaticTryRejected, description: "the payer's bank refused a try of an installment's cobr", noPrefix: true},
+	{name: EventPixAutomaticTryRequested, description: "a retry of an installment's refused cobr was sent", noPrefix: true},
+	{name: EventDisputeCreated, description: "a dispute (MED) was opened against a received Pix; its value is blocked"},
+	{name: EventDisputeAccepted, description: "a dispute was accepted: the disputed value is returned to the payer"},
+	{name: EventDisputeRejected, description: "a dispute was rejected: the disputed value is released to the company"},
+	{name: EventDisputeCanceled, description: "a dispute was canceled: the disputed value is released to the company"},
 }
 
 // eventsByName is events by name without the vendor prefix.
@@ -100,7 +116,7 @@ func payloadPix(data []byte) (string, error) {
 // EventCatalog returns the events this Service produces, named as its webhooks carry them
 // (EventName), each with a one-line description: the list GET /api/v1/webhook/events
 // serves, and the names a webhook may subscribe to. It lists only what some operation
-// emits: the wire reference's dispute, account-register, Pix Automático, boleto and
+// emits: the wire reference's account-register, boleto and
 // static-QR events, and PIX_TRANSACTION_REFUND_RECEIVED_REJECTED, have nothing here that
 // produces them. The deprecated OPENPIX:TRANSACTION_REFUND_RECEIVED ("refund received or
 // refunded") is emitted for money that comes back for a Pix the company sent, beside
@@ -129,7 +145,7 @@ type Event struct {
 }
 
 // EventName returns the full name of an event for this Service's vendor: with the vendor
-// prefix, except for the refund events, whose real names have none.
+// prefix, except for the refund and Pix Automático events, whose real names have none.
 func (s *Service) EventName(name string) string {
 	if eventsByName[name].noPrefix {
 		return name
@@ -182,7 +198,8 @@ func eventTimeSort(at time.Time, seq uint64) string {
 
 // eventJSON is the stored form of an Event, written out directly: marshalling an Event
 // would scan data, already valid JSON, a second time. The payload, a JSON object, gets
-// "event": name as its first key, as the body a webhook POSTs carries it.
+// "event": name as its first key, as the body a webhook POSTs carries it, and its times
+// three fraction digits (wiretime.Fix), as the real API sends them.
 func eventJSON(seq uint64, name string, at time.Time, data []byte) ([]byte, error) {
 	if len(data) < 2 || data[0] != '{' {
 		return nil, fmt.Errorf("event %s: the payload is not a JSON object", name)

@@ -23,7 +23,9 @@ func TestEvents_Catalogue(t *testing.T) {
 			withPix = append(withPix, e.name)
 		}
 	}
-	refunds := []string{EventRefundConfirmed, EventRefundRejected, EventRefundReceivedConfirmed}
+	refunds := []string{EventRefundConfirmed, EventRefundRejected, EventRefundReceivedConfirmed,
+		EventPixAutomaticApproved, EventPixAutomaticRejected, EventPixAutomaticCobrCreated, EventPixAutomaticCobrApproved, // and Pix Automático's
+		EventPixAutomaticCobrRejected, EventPixAutomaticCobrCompleted, EventPixAutomaticTryRejected, EventPixAutomaticTryRequested}
 	paid := []string{EventChargeCompleted, EventChargeNotSamePayer, EventTransactionReceived}
 	is.Equal(sortedNames(bare), sortedNames(refunds)) // the refund events' real names
 	is.Equal(sortedNames(withPix), sortedNames(paid)) // the payloads with "pix"

@@ -121,6 +121,18 @@ var wireKeys = map[string][]string{
 	payments.EventMovementRemoved:           {"event", "payment"},
 	payments.EventRefundReceivedConfirmed:   {"event", "refundTransaction", "originalTransaction", "company", "account"},
 	payments.EventTransactionRefundReceived: {"event", "charge", "pixQrCode", "pix", "company", "account", "refunds"},
+	payments.EventDisputeCreated:            {"event", "dispute"},
+	payments.EventDisputeAccepted:           {"event", "dispute"},
+	payments.EventDisputeRejected:           {"event", "dispute"},
+	payments.EventDisputeCanceled:           {"event", "dispute"},
+	payments.EventPixAutomaticApproved:      pixAutomaticApprovedKeys,
+	payments.EventPixAutomaticRejected:      pixAutomaticSubscriptionKeys, // ended: no next period
+	payments.EventPixAutomaticCobrCreated:   pixAutomaticInstallmentKeys,
+	payments.EventPixAutomaticCobrApproved:  pixAutomaticInstallmentKeys,
+	payments.EventPixAutomaticCobrRejected:  pixAutomaticInstallmentKeys,
+	payments.EventPixAutomaticCobrCompleted: pixAutomaticInstallmentKeys,
+	payments.EventPixAutomaticTryRejected:   pixAutomaticInstallmentKeys,
+	payments.EventPixAutomaticTryRequested:  pixAutomaticInstallmentKeys,
 }
 
 // wireInnerKeys are keys the reference gives inside a payload: "<event>/<key>" → keys the
@@ -155,6 +167,10 @@ var wireInnerKeys = map[string][]string{
 	"=MOVEMENT_FAILED/transaction":        {"value", "endToEndId", "time", "providerRejectedReason"},
 	"=MOVEMENT_FAILED/error":              {"code", "description"},
 	"=MOVEMENT_REMOVED/payment":           {"correlationID"},
+	"=DISPUTE_CREATED/dispute":            disputePayloadKeys,
+	"=DISPUTE_ACCEPTED/dispute":           disputePayloadKeys,
+	"=DISPUTE_REJECTED/dispute":           disputePayloadKeys,
+	"=DISPUTE_CANCELED/dispute":           disputePayloadKeys,
 }
 
 // produceEveryEvent runs operations that, together, emit every event of the catalogue.
@@ -184,6 +200,8 @@ func produceEveryEvent(t *testing.T, e env) {
 	is.NoErr(err)
 	_, _, err = e.svc.RecordPayoutReturn(ctx, payments.PayoutReturnParams{OrderID: ok.ID, EndToEndID: "D99999999202611271200returned01", Value: 200})
 	is.NoErr(err) // the receiver sent part of p-ok back
+	produceDisputeEvents(t, e)
+	producePixAutomaticEvents(t, e)
 	createCharge(t, e, payments.CreateChargeParams{CorrelationID: "expires", Value: 500, ExpiresIn: payments.MinChargeExpiresIn})
 	e.clock.Advance(time.Hour)
 	is.NoErr(e.svc.RunDue(ctx)) // the expiry, and any order still pending

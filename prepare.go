@@ -167,7 +167,7 @@ func (s *Service) prepareDue(ctx context.Context, now time.Time, page []dueEntry
 // into out.
 func (t *txn) prepareSubscription(id string, out map[prepKey]*chargePrep) {
 	r, err := t.subscriptionByID(id)
-	if err != nil || r.Status != SubscriptionActive || r.NextChargeDate == nil {
+	if err != nil || r.Status != SubscriptionActive || r.NextChargeDate == nil || r.Mandate != nil { // Pix Automático's generate installments, not charges
 		return
 	}
 	for k := r.Periods; r.InstallmentCount == 0 || k < r.InstallmentCount; k++ {

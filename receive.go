@@ -443,7 +443,7 @@ func (t *txn) chargeCredits(c Charge, net int64) ([]Posting, error) {
 		if amount <= 0 {
 			return nil
 		}
-		ok, err := t.bookExists(subaccountBook(key))
+		ok, err := t.subaccountExists(key) // a deleted one keeps its book, not its record
 		if err != nil || !ok {
 			return err
 		}

@@ -60,7 +60,8 @@ type SubaccountTransfer struct {
 
 // CreateSubaccount creates a subaccount, or returns the existing one with the same Pix key
 // unchanged; created says which. A key of one of the company's accounts (the company's own
-// key included) is a conflict on "pixKey".
+// key included) is a conflict on "pixKey". A key whose subaccount was deleted makes a new
+// subaccount over the same books (see DeleteSubaccount).
 func (s *Service) CreateSubaccount(ctx context.Context, p CreateSubaccountParams) (Subaccount, bool, error) {
 	key, _, err := parsePixKey("pixKey", p.PixKey, "")
 	if err != nil {
@@ -90,6 +91,14 @@ func (s *Service) CreateSubaccount(ctx context.Context, p CreateSubaccountParams
 			return err
 		}
 		created = true
+		// A key deleted before (DeleteSubaccount) has its books still: the new subaccount
+		// takes them, with what came back to them meanwhile.
+		if ok, err := t.bookExists(subaccountBook(key)); err != nil || ok {
+			if err == nil {
+				sa.Balance, err = t.bookBalance(subaccountBook(key))
+			}
+			return err
+		}
 		return t.createBook(subaccountBook(key), true)
 	})
 	return sa, created, err
@@ -195,8 +204,7 @@ func (s *Service) TransferBetweenSubaccounts(ctx context.Context, p SubaccountTr
 // a charge's subaccount or split must exist when the charge is created, so that its
 // payment goes where the charge says.
 func (t *txn) mustHaveSubaccount(field, key string) error {
-	_, err := t.tx.Get(collSubaccounts, t.company, key)
-	ok, err := found(storeErr(err, "subaccount"))
+	ok, err := t.subaccountExists(key)
 	if err != nil {
 		return err
 	}
@@ -204,6 +212,61 @@ func (t *txn) mustHaveSubaccount(field, key string) error {
 		return invalid(field, "%s names no subaccount: create the subaccount %s first", field, key)
 	}
 	return nil
+}
+
+// subaccountExists reports whether the company has a subaccount with the canonical key
+// now: one deleted (DeleteSubaccount) has its books still, but no record.
+func (t *txn) subaccountExists(key string) (bool, error) {
+	_, err := t.tx.Get(collSubaccounts, t.company, key)
+	return found(storeErr(err, "subaccount"))
+}
+
+// msgSubaccountWithBalance is the official document's refusal of a subaccount's deletion.
+const msgSubaccountWithBalance = "Only subaccount without balance can be removed"
+
+// DeleteSubaccount deletes the subaccount with the Pix key, and returns it as it was.
+//
+// The official document deletes "a Sub Account if it has no remaining balance": one with
+// money, available or blocked by a withdrawal the bank has not settled, is refused with
+// EPRECONDITION on "balance" (the document's "Only subaccount without balance can be
+// removed"), and nothing changes. The company first takes the money out (DebitSubaccount
+// to its account, TransferBetweenSubaccounts, WithdrawFromSubaccount) or waits for the
+// withdrawal to settle or fail; money is never moved for it, nor left behind. An unknown
+// key is ENOTFOUND ("Subaccount not found: <key>"), and so is a second delete of the same
+// key: the subaccount is gone, as GetSubaccount says from then on.
+//
+// The subaccount leaves ListSubaccounts and every operation that names it (transfers,
+// debits, credits, withdrawals, and new charges or splits). A charge created for it before
+// and paid after gives its part to the company account instead (chargeCredits). Its books
+// stay in the ledger, as every book does: a withdrawal of it that the payee's bank returns
+// after the deletion is credited to them, and creating the subaccount again with the same
+// key (CreateSubaccount) shows that money.
+func (s *Service) DeleteSubaccount(ctx context.Context, pixKey string) (Subaccount, error) {
+	key, _, err := parsePixKey("pixKey", pixKey, "")
+	if err != nil {
+		return Subaccount{}, err
+	}
+	var sa Subaccount
+	err = s.update(ctx, func(t *txn) error {
+		var err error
+		if sa, err = t.subaccount("pixKey", key); err != nil {
+			return err
+		}
+		var blocked int64
+		if ok, err := t.bookExists(subaccountBlockedBook(key)); err != nil {
+			return err
+		} else if ok { // made on the subaccount's first withdrawal
+			if blocked, err = t.bookBalance(subaccountBlockedBook(key)); err != nil {
+				return err
+			}
+		}
+		if sa.Balance != 0 || blocked != 0 {
+			return precondition("balance", "%s: its balance is R$ %s, and R$ %s is blocked by withdrawals the bank has not settled; move the money out first",
+				msgSubaccountWithBalance, formatReais(sa.Balance), formatReais(blocked))
+		}
+		return storeErr(t.tx.Delete(collSubaccounts, t.company, key), "subaccount")
+	})
+	return result(sa, err)
 }
 
 // collSubaccountMoves holds the debits and credits between subaccounts and the company

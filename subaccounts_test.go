@@ -306,3 +306,162 @@ func TestService_ListSubaccounts_SameInstant(t *testing.T) {
 		is.Equal(got, []string{"bia@example.com", "maria@example.com", "ana@example.com", "zeca@example.com"}) // newest first
 	})
 }
+
+func TestService_DeleteSubaccount(t *testing.T) {
+	eachStore(t, func(t *testing.T, e env) {
+		listed := func(t *testing.T, key string) bool {
+			t.Helper()
+			subs, _, err := e.svc.ListSubaccounts(ctx, payments.ListParams{Limit: payments.MaxLimit})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, sa := range subs {
+				if sa.PixKey == key {
+					return true
+				}
+			}
+			return false
+		}
+		t.Run("OK", func(t *testing.T) {
+			is := is.New(t)
+			sa := mustSubaccount(t, e.svc, "vendedor@example.com", 0)
+			got, err := e.svc.DeleteSubaccount(ctx, " Vendedor@Example.com ")
+			is.NoErr(err)
+			is.Equal(got, sa) // the subaccount as it was, found by any form of its key
+			_, err = e.svc.GetSubaccount(ctx, "vendedor@example.com")
+			is.Equal(payments.ErrorCode(err), payments.ENOTFOUND) // gone
+			is.Equal(payments.ErrorMessage(err), "Subaccount not found: vendedor@example.com")
+			is.True(!listed(t, "vendedor@example.com")) // and no longer lists
+			_, err = e.svc.DeleteSubaccount(ctx, "vendedor@example.com")
+			is.Equal(payments.ErrorCode(err), payments.ENOTFOUND) // a second delete finds nothing
+			_, err = e.svc.CreditSubaccount(ctx, payments.SubaccountMoveParams{PixKey: "vendedor@example.com", Value: 10})
+			is.Equal(payments.ErrorCode(err), payments.ENOTFOUND) // no money goes to it
+			_, err = e.svc.CreateCharge(ctx, payments.CreateChargeParams{CorrelationID: "after-delete", Value: 100, Subaccount: "vendedor@example.com"})
+			is.Equal(payments.ErrorField(err), "subaccount") // nor may a new charge name it
+			auditClean(t, e.svc)
+		})
+		t.Run("ErrWithBalance", func(t *testing.T) {
+			is := is.New(t)
+			mustSubaccount(t, e.svc, "cheio@example.com", 1234)
+			_, err := e.svc.DeleteSubaccount(ctx, "cheio@example.com")
+			is.Equal(payments.ErrorCode(err), payments.EPRECONDITION) // money in it: refused
+			is.Equal(payments.ErrorField(err), "balance")             // naming the balance
+			is.True(strings.HasPrefix(payments.ErrorMessage(err), "Only subaccount without balance can be removed: its balance is R$ 12.34"))
+			got, err := e.svc.GetSubaccount(ctx, "cheio@example.com")
+			is.NoErr(err)
+			is.Equal(got.Balance, int64(1234)) // nothing changed
+			is.True(listed(t, "cheio@example.com"))
+
+			_, err = e.svc.DebitSubaccount(ctx, payments.SubaccountMoveParams{PixKey: "cheio@example.com", Value: 1234})
+			is.NoErr(err) // the company takes the money to its account
+			_, err = e.svc.DeleteSubaccount(ctx, "cheio@example.com")
+			is.NoErr(err) // then the empty subaccount goes
+			auditClean(t, e.svc)
+		})
+		t.Run("ChargeCreatedBefore", func(t *testing.T) {
+			is := is.New(t)
+			mustSubaccount(t, e.svc, "loja@example.com", 0)
+			mustSubaccount(t, e.svc, "split@example.com", 0)
+			whole := createCharge(t, e, payments.CreateChargeParams{CorrelationID: "for-deleted", Value: 1000, Subaccount: "loja@example.com"})
+			split := createCharge(t, e, payments.CreateChargeParams{CorrelationID: "split-deleted", Value: 1000,
+				Splits: []payments.Split{{Value: 300, PixKey: "split@example.com"}}})
+			_, err := e.svc.DeleteSubaccount(ctx, "loja@example.com")
+			is.NoErr(err)
+			_, err = e.svc.DeleteSubaccount(ctx, "split@example.com")
+			is.NoErr(err)
+			before := balanceOfAccount(t, e.svc)
+			x1 := pay(t, e, whole)
+			x2 := pay(t, e, split)
+			is.Equal(balanceOfAccount(t, e.svc), before+2000-x1.Fee-x2.Fee) // the deleted subaccounts' parts went to the company account
+			again, created, err := e.svc.CreateSubaccount(ctx, payments.CreateSubaccountParams{PixKey: "loja@example.com", Name: "De novo"})
+			is.NoErr(err)
+			is.True(created)                  // a new subaccount with the key
+			is.Equal(again.Balance, int64(0)) // which got nothing of the charge paid meanwhile
+			auditClean(t, e.svc)
+		})
+		t.Run("MoneyAfterDelete", func(t *testing.T) {
+			is := is.New(t)
+			mustSubaccount(t, e.svc, "volta@example.com", 0)
+			_, err := e.svc.DeleteSubaccount(ctx, "volta@example.com")
+			is.NoErr(err)
+			// A withdrawal of it returned by the payee's bank after the deletion lands in its
+			// books (as FundSubaccountForTest posts): creating it again shows that money.
+			is.NoErr(e.svc.FundSubaccountForTest(ctx, "volta@example.com", 700))
+			sa, created, err := e.svc.CreateSubaccount(ctx, payments.CreateSubaccountParams{PixKey: "volta@example.com", Name: "Volta"})
+			is.NoErr(err)
+			is.True(created)
+			is.Equal(sa.Balance, int64(700)) // nothing lost
+			got, err := e.svc.GetSubaccount(ctx, "volta@example.com")
+			is.NoErr(err)
+			is.Equal(got, sa)
+			auditClean(t, e.svc)
+		})
+		t.Run("ErrInvalid", func(t *testing.T) {
+			is := is.New(t)
+			for _, key := range []string{"", "not a key", strings.Repeat("a", 3000)} {
+				_, err := e.svc.DeleteSubaccount(ctx, key)
+				is.Equal(payments.ErrorCode(err), payments.EINVALID) // not a Pix key
+				is.Equal(payments.ErrorField(err), "pixKey")
+			}
+		})
+		t.Run("OtherCompany", func(t *testing.T) {
+			is := is.New(t)
+			mustSubaccount(t, e.svc, "comum@example.com", 0)
+			co, err := e.svc.CreateCompany(ctx, payments.CompanyParams{Name: "Second"})
+			is.NoErr(err)
+			other, err := e.svc.Company(ctx, co.ID)
+			is.NoErr(err)
+			_, err = other.DeleteSubaccount(ctx, "comum@example.com")
+			is.Equal(payments.ErrorCode(err), payments.ENOTFOUND) // another company cannot delete it
+			mustSubaccount(t, other, "comum@example.com", 0)      // it may have one with the same key
+			_, err = other.DeleteSubaccount(ctx, "comum@example.com")
+			is.NoErr(err) // and delete its own
+			_, err = e.svc.GetSubaccount(ctx, "comum@example.com")
+			is.NoErr(err) // the first company's is still there
+		})
+	})
+}
+
+// TestService_DeleteSubaccount_Blocked: a subaccount whose withdrawal the bank has not
+// settled cannot be deleted, even with nothing available; once the order ends, it can.
+func TestService_DeleteSubaccount_Blocked(t *testing.T) {
+	for _, st := range stores {
+		t.Run(st.name, func(t *testing.T) {
+			is := is.New(t)
+			clock := payments.NewManualClock(t0)
+			svc, err := payments.New(st.open(t), payments.Options{Clock: clock, Rail: payments.NewSandboxRail(clock, time.Minute)})
+			is.NoErr(err)
+			mustSubaccount(t, svc, "saque@example.com", 1000)
+			_, err = svc.WithdrawFromSubaccount(ctx, "saque@example.com", 0)
+			is.NoErr(err)
+			sa, err := svc.GetSubaccount(ctx, "saque@example.com")
+			is.NoErr(err)
+			is.Equal(sa.Balance, int64(0)) // all of it held by the withdrawal in flight
+			_, err = svc.DeleteSubaccount(ctx, "saque@example.com")
+			is.Equal(payments.ErrorField(err), "balance") // refused while the bank has the order
+			is.True(strings.Contains(payments.ErrorMessage(err), "R$ 10.00 is blocked"))
+
+			clock.Advance(time.Minute)
+			is.NoErr(svc.RunDue(ctx)) // the bank answers: settled, or failed with the money back
+			sa, err = svc.GetSubaccount(ctx, "saque@example.com")
+			is.NoErr(err)
+			if sa.Balance > 0 {
+				_, err = svc.DebitSubaccount(ctx, payments.SubaccountMoveParams{PixKey: "saque@example.com", Value: sa.Balance})
+				is.NoErr(err) // what came back goes to the company account
+			}
+			_, err = svc.DeleteSubaccount(ctx, "saque@example.com")
+			is.NoErr(err) // nothing held, nothing left: deleted
+			auditClean(t, svc)
+		})
+	}
+}
+
+// balanceOfAccount is the total of the default account of svc's company.
+func balanceOfAccount(t *testing.T, svc *payments.Service) int64 {
+	t.Helper()
+	a, err := svc.DefaultAccount(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a.Balance.Total
+}

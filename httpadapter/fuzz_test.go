@@ -54,11 +54,16 @@ func FuzzApplicationDelete(f *testing.F)     { fuzzRoute(f, "DELETE /application
 func FuzzPreRegistrationCreate(f *testing.F) { fuzzRoute(f, "POST /partner/company") }
 func FuzzPartnerApplication(f *testing.F)    { fuzzRoute(f, "POST /partner/application") }
 func FuzzSandboxClockAdvance(f *testing.F)   { fuzzRoute(f, "POST /openpix/testing/clock") }
+func FuzzSubscriptionValue(f *testing.F)     { fuzzRoute(f, "PUT /subscriptions/{id}/value") }
+func FuzzInstallmentCobr(f *testing.F)       { fuzzRoute(f, "POST /installments/{id}/cobr") }
+func FuzzInstallmentCobrRetry(f *testing.F)  { fuzzRoute(f, "POST /installments/{id}/cobr/retry") }
+func FuzzPixAutomaticFailNext(f *testing.F)  { fuzzRoute(f, pixAutomaticFailNext) }
 
 // fuzzTargets are the routes with a fuzz target above. The spec's webhook path is the
 // same handler as POST /webhook.
 var fuzzTargets = []string{
 	"POST /pix-keys", "POST /pix-keys/check",
+	"POST /dispute/{id}/evidence", "POST /openpix/testing/dispute", "POST /openpix/testing/dispute/{id}/decide",
 	"POST /customer", "PATCH /customer/{id}", "POST /charge", "POST /charge/{id}/refund", "PATCH /charge/{id}", "POST /qrcode-static",
 	"POST /decode/emv", "POST /refund", "POST /account", "POST /account/{accountId}",
 	"POST /account/{accountId}/withdraw", "POST /subaccount", "POST /subaccount/transfer",
@@ -66,7 +71,10 @@ var fuzzTargets = []string{
 	"POST /transfer", "POST /payment", "POST /payment/approve", "POST /subscriptions", "POST /webhook",
 	"POST /cashback-fidelity", "POST /application", "DELETE /application", "POST /partner/company",
 	"POST /partner/application", "POST /openpix/testing/clock", "POST /openpix/api/v1/webhook",
+	"PUT /subscriptions/{id}/value", "POST /installments/{id}/cobr", "POST /installments/{id}/cobr/retry", pixAutomaticFailNext,
 }
+
+const pixAutomaticFailNext = "POST /openpix/testing/pix-automatic/{id}/fail-next-debit"
 
 // fuzzBodies are valid bodies for the fuzz server's records, ahead of validBodies
 // (routes_test.go). ACCOUNT_ID, DEFAULT_KEY and OTHER_APP stand for the default account's
@@ -163,6 +171,7 @@ func newFuzzServer(tb testing.TB) fuzzServer {
 		s.paths[p] = wildcard.ReplaceAllString(strings.SplitN(p, " ", 2)[1], "x")
 	}
 	s.paths["PATCH /charge/{id}"] = "/api/v1/charge/open" // "x" is paid
+	maps.Copy(s.paths, fuzzDisputePaths(tb, svc))
 	return s
 }
 

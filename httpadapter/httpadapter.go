@@ -85,6 +85,12 @@ type Options struct {
 	// shows it to everyone who opens it, who may then act as the company: a public site
 	// calls its own backend instead.
 	CORSOrigins []string
+	// WebhookIPs are the addresses this deployment's webhook deliveries leave from, as its
+	// network makes them (the sender does not choose its source address), which GET
+	// /webhook/ips lists so that receivers can allow them. IPv4 or IPv6 addresses, each
+	// once (CheckWebhookIPs); New panics on a list it refuses. Empty, the default, lists
+	// none: {"ips":[]}.
+	WebhookIPs []string
 }
 
 // New returns the HTTP handler of the OpenPix-compatible API over svc. svc is used to

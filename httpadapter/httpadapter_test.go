@@ -319,12 +319,9 @@ func TestMalformedRequests(t *testing.T) {
 func TestNotOffered(t *testing.T) {
 	s := newServer(t, httpadapter.Options{})
 	for _, tc := range []struct{ method, path, want string }{
-		{"PUT", "/api/v1/subscriptions/sub-1/value", "changing a subscription's value is not offered in this version"},
-		{"GET", "/api/v1/subscriptions/sub-1/installments", "subscription installments are not offered in this version"},
-		{"GET", "/api/v1/installments/i-1", "subscription installments are not offered in this version"},
-		{"GET", "/api/v1/webhook/ips", "webhook source IPs are not offered in this version"},
-		{"GET", "/api/v1/subaccount/k@example.com/statement", "subaccount statements are not offered in this version"},
-		{"DELETE", "/api/openpix/v1/subaccount/k@example.com", "deleting subaccounts is not offered in this version"},
+		{"GET", "/api/v1/invoice", "GET /api/v1/invoice: listing invoices is not offered in this version"},
+		{"POST", "/api/v1/funds-recovery", "POST /api/v1/funds-recovery: opening a funds recovery (MED) is not offered in this version"},
+		{"GET", "/api/openpix/v1/boleto-transaction", "GET /api/v1/boleto-transaction: listing boleto transactions is not offered in this version"},
 	} {
 		t.Run(tc.method+" "+tc.path, func(t *testing.T) {
 			is := is.New(t)
@@ -392,7 +389,7 @@ func TestErrorLogLevels(t *testing.T) {
 		{"NotFound", "GET", "/api/v1/charge/nope", s.appID, "", ctx, 400, "DEBUG request failed status=400"},
 		{"AccountNotFound", "GET", "/api/v1/account/nope", s.appID, "", ctx, 404, "DEBUG request failed status=404"},
 		{"Unauthorized", "GET", "/api/v1/charge", "", "", ctx, 401, "DEBUG request failed status=401"},
-		{"NotOffered", "PUT", "/api/v1/subscriptions/x/value", s.appID, `{}`, ctx, 501, "DEBUG request failed status=501"},
+		{"NotOffered", "GET", "/api/v1/anticipation", s.appID, "", ctx, 501, "DEBUG request failed status=501"},
 		{"Canceled", "GET", "/api/v1/charge", s.appID, "", canceled, 503, "INFO request failed status=503"},
 		{"DeadlineExceeded", "GET", "/api/v1/charge", s.appID, "", expired, 503, "INFO request failed status=503"},
 	} {

@@ -48,7 +48,7 @@ func TestCompanyIsolation(t *testing.T) {
 			"/api/v1/transaction/" + str(x, "endToEndId"), "/api/v1/transaction/" + str(x, "transactionID"),
 			"/api/v1/refund/r1",
 			"/api/v1/qrcode-static/qr", "/api/v1/qrcode-static/" + str(qr, "identifier"), "/api/v1/qrcode-static/" + str(qr, "id"),
-			"/api/v1/subaccount/vendedor@example.com",
+			"/api/v1/subaccount/vendedor@example.com", "/api/v1/subaccount/vendedor@example.com/statement",
 			"/api/v1/account/" + accountID,
 			"/api/v1/customer/ana",
 			"/api/image/qrcode/base64/paid", "/api/image/qrcode/base64/qr",

@@ -71,7 +71,7 @@ func TestGET_WritesNothing(t *testing.T) {
 		"/api/v1/transaction", "/api/v1/transaction/" + x.EndToEndID,
 		"/api/v1/refund", "/api/v1/refund/r1",
 		"/api/v1/account", "/api/v1/account/", "/api/v1/account/" + acct.AccountID,
-		"/api/v1/subaccount", "/api/v1/subaccount/sub@example.com",
+		"/api/v1/subaccount", "/api/v1/subaccount/sub@example.com", "/api/v1/statement", "/api/v1/subaccount/sub@example.com/statement",
 		"/api/v1/cashback-fidelity/balance/52998224725",
 		"/api/v1/partner/company", "/api/v1/partner/company/11222333000181",
 	} {

@@ -47,6 +47,10 @@ func TestReplies_SameBytesAsMaps(t *testing.T) {
 		"sandboxCharge":        sandboxChargePaidReply{Charge: wireCharge{charge: charge}},
 		"sandboxPixQRCode":     sandboxPixQRCodePaidReply{},
 		"deleted":              deletedReply{ID: "c1", Status: "OK"},
+		"accountClosed":        accountClosedReply{AccountID: "a1", Status: "OK"},
+		"subaccountDeleted":    subaccountDeletedReply{PixKey: "k@example.com", Status: "OK"},
+		"company":              companyReply{Company: companyView{CorrelationID: "c", OfficialName: "o", TaxID: "t", TradeName: "n"}},
+		"webhookIPs":           webhookIPsReply{IPs: []string{"203.0.113.7"}},
 	} {
 		t.Run(name, func(t *testing.T) {
 			is := is.New(t)

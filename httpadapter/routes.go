@@ -122,8 +122,8 @@ func addRoutes(mux *http.ServeMux, svc *payments.Service, opts Options) (apiPatt
 
 	// Webhooks: registrations of the caller's company, the event catalogue, and the keys
 	// that verify x-webhook-signature (public, like the real API's). Delivery is the
-	// Service's (RunWebhooks) through Options.WebhookSender (NewWebhookSender). This server
-	// has no fixed source IPs to list.
+	// Service's (RunWebhooks) through Options.WebhookSender (NewWebhookSender). The source
+	// addresses deliveries leave from, Options.WebhookIPs, are GET /webhook/ips (company.go).
 	api("GET /webhook/events", auth(handleWebhookEvents()))
 	api("POST /webhook", auth(handleWebhookCreate(log)))
 	api("GET /webhook", auth(handleWebhookList(log)))

@@ -99,6 +99,10 @@ var junkFields = []string{
 var validBodies = map[string]string{
 	"POST /pix-keys":       `{"key":"","type":"EVP"}`,
 	"POST /pix-keys/check": `{"pixKey":"bruno@example.com"}`,
+
+	"POST /dispute/{id}/evidence":               `{"documents":[{"url":"https://loja.example.com/nf.pdf","correlationID":"nf","description":"d"}]}`,
+	"POST /openpix/testing/dispute":             `{"endToEndId":"E99999999202611221200dispute0003","reason":"r"}`,
+	"POST /openpix/testing/dispute/{id}/decide": `{"outcome":"REJECTED"}`,
 	"POST /charge": `{"correlationID":"junk-charge","value":1000,"type":"OVERDUE","daysForDueDate":2,"customer":{"name":"A","taxID":"52998224725"},
 		"interests":{"value":10},"fines":{"value":10},"discountSettings":{"modality":"VALUE_PER_RUNNING_DAY_ADVANCE","value":1},
 		"additionalInfo":[{"key":"k","value":"v"}],"splits":[{"value":10,"pixKey":"a@example.com"}]}`,

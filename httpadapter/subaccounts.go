@@ -55,6 +55,29 @@ func handleSubaccountGet(log *slog.Logger) http.Handler {
 	})
 }
 
+// subaccountDeletedReply is the reply of DELETE /subaccount/{id}, as the official
+// document gives it.
+type subaccountDeletedReply struct {
+	PixKey string `json:"pixKey"`
+	Status string `json:"status"`
+}
+
+// handleSubaccountDelete: DELETE /subaccount/{id} (its Pix key) → 200 {pixKey,
+// status:"OK"}: the subaccount is deleted (payments.Service.DeleteSubaccount). One with
+// balance is 400 "Only subaccount without balance can be removed: ..."; an unknown key is
+// 400 "Subaccount not found: <key>", as the document gives both, and so is GET on it
+// afterwards.
+func handleSubaccountDelete(log *slog.Logger) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		sa, err := company(r).DeleteSubaccount(r.Context(), r.PathValue("id"))
+		if err != nil {
+			writeError(w, r, log, err)
+			return
+		}
+		encode(w, http.StatusOK, subaccountDeletedReply{PixKey: sa.PixKey, Status: "OK"})
+	})
+}
+
 // handleSubaccountList: GET /subaccount?skip&limit → 200 {subAccounts, subaccounts, pageInfo}.
 func handleSubaccountList(log *slog.Logger) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/matryer/is"
 
+	"github.com/pixfoundry/payments"
 	"github.com/pixfoundry/payments/httpadapter"
 )
 
@@ -97,5 +98,70 @@ func TestSubaccounts(t *testing.T) {
 		rep, err := s.svc.Audit(ctx)
 		is.NoErr(err)
 		is.True(rep.OK()) // and the ledger agrees
+	})
+}
+
+// TestSubaccounts_Delete: DELETE /subaccount/{id} in the official document's shapes, with
+// its refusals (balance, unknown key), and what is left afterwards.
+func TestSubaccounts_Delete(t *testing.T) {
+	s := newServer(t, httpadapter.Options{Sandbox: true})
+	is := is.New(t)
+	for _, body := range []string{`{"pixKey":"vai+1@example.com","name":"Vai"}`, `{"pixKey":"cheia@example.com","name":"Cheia"}`} {
+		r := s.do(t, "POST", "/api/v1/subaccount", s.appID, body)
+		mustStatus(t, is, r, http.StatusOK)
+	}
+
+	t.Run("OK", func(t *testing.T) {
+		is := is.New(t)
+		r := s.do(t, "DELETE", "/api/v1/subaccount/vai%2B1%40example.com", s.appID, "")
+		mustStatus(t, is, r, http.StatusOK)
+		is.Equal(r.body, map[string]any{"pixKey": "vai+1@example.com", "status": "OK"}) // the document's reply
+		r = s.do(t, "GET", "/api/v1/subaccount/vai+1@example.com", s.appID, "")
+		mustStatus(t, is, r, http.StatusBadRequest) // gone
+		is.Equal(r.errMsg(), "Subaccount not found: vai+1@example.com")
+		r = s.do(t, "GET", "/api/v1/subaccount", s.appID, "")
+		mustStatus(t, is, r, http.StatusOK)
+		is.Equal(len(list(r.body, "subaccounts")), 1) // only the other one lists
+		is.Equal(str(list(r.body, "subaccounts")[0], "pixKey"), "cheia@example.com")
+		r = s.do(t, "DELETE", "/api/openpix/v1/subaccount/vai+1@example.com", s.appID, "")
+		mustStatus(t, is, r, http.StatusBadRequest) // a second delete: not found, as the document answers it
+		is.Equal(r.errMsg(), "Subaccount not found: vai+1@example.com")
+	})
+	t.Run("ErrWithBalance", func(t *testing.T) {
+		is := is.New(t)
+		_, err := s.svc.ReceivePix(ctx, payments.ReceivePixParams{EndToEndID: "E99999999202611221200subdel00001", Value: 5000})
+		is.NoErr(err) // money in the company account, to credit the subaccount with
+		r := s.do(t, "POST", "/api/v1/subaccount/cheia@example.com/credit", s.appID, `{"value":300,"description":"d"}`)
+		mustStatus(t, is, r, http.StatusOK)
+		r = s.do(t, "DELETE", "/api/v1/subaccount/cheia@example.com", s.appID, "")
+		mustStatus(t, is, r, http.StatusBadRequest)
+		is.True(strings.HasPrefix(r.errMsg(), "Only subaccount without balance can be removed: its balance is R$ 3.00")) // the document's words, and the balance
+		r = s.do(t, "GET", "/api/v1/subaccount/cheia@example.com", s.appID, "")
+		mustStatus(t, is, r, http.StatusOK)
+		is.Equal(num(r.body, "SubAccount", "balance"), 300) // untouched
+
+		r = s.do(t, "POST", "/api/v1/subaccount/cheia@example.com/debit", s.appID, `{"value":300,"description":"d"}`)
+		mustStatus(t, is, r, http.StatusOK) // the company takes it back
+		r = s.do(t, "DELETE", "/api/v1/subaccount/cheia@example.com", s.appID, "")
+		mustStatus(t, is, r, http.StatusOK) // then it goes
+	})
+	t.Run("ErrInvalid", func(t *testing.T) {
+		is := is.New(t)
+		for _, key := range []string{"not-a-key", "%00", strings.Repeat("a", 4000)} {
+			r := s.do(t, "DELETE", "/api/v1/subaccount/"+key, s.appID, "")
+			mustStatus(t, is, r, http.StatusBadRequest)
+			is.True(strings.Contains(r.errMsg(), "pixKey")) // naming the field
+		}
+	})
+	t.Run("OtherCompany", func(t *testing.T) {
+		is := is.New(t)
+		r := s.do(t, "POST", "/api/v1/subaccount", s.appID, `{"pixKey":"minha@example.com","name":"Minha"}`)
+		mustStatus(t, is, r, http.StatusOK)
+		other := s.newCompany(t, "Outra Loja", "11222333000181")
+		r = s.do(t, "DELETE", "/api/v1/subaccount/minha@example.com", other, "")
+		mustStatus(t, is, r, http.StatusBadRequest) // another company cannot delete it: not found there
+		is.Equal(r.errMsg(), "Subaccount not found: minha@example.com")
+		r = s.do(t, "GET", "/api/v1/subaccount/minha@example.com", s.appID, "")
+		mustStatus(t, is, r, http.StatusOK) // still the first company's
 	})
 }

@@ -13,10 +13,12 @@ import (
 
 // subscriptionBody is the body of POST /subscriptions, in the spec's shape and the Node
 // SDK's (which sends chargeType and no correlationID or type): correlationID is generated
-// when absent. type, when sent, must be RECURRENT (charges generated each period);
-// PIX_RECURRING (Pix Automático) is not offered. frequency takes the spellings of both
-// (SEMIANNUALY or SEMIANNUALLY, ANNUALY or ANNUALLY). name is kept and answered;
-// installmentCount, when above 0, is how many charges it generates before it is COMPLETED.
+// when absent. type, when sent, is RECURRENT (charges generated each period; the default)
+// or PIX_RECURRING (Pix Automático, with pixRecurringOptions {journey, retryPolicy,
+// minimumValue}; on the sandbox bank only, 501 otherwise). frequency takes the spellings
+// of both (SEMIANNUALY or SEMIANNUALLY, ANNUALY or ANNUALLY, TRIMONTHLY or QUARTERLY). name
+// is kept and answered; installmentCount, when above 0, is how many charges (installments)
+// it generates before it is COMPLETED.
 type subscriptionBody struct {
 	Customer          *customerBody             `json:"customer"`
 	Value             centavos                  `json:"value"`
@@ -30,24 +32,29 @@ type subscriptionBody struct {
 	DayDue            *int                      `json:"dayDue"`
 	Name              string                    `json:"name"`
 	InstallmentCount  int                       `json:"installmentCount"`
+	// PixRecurringOptions are Pix Automático's options, for type PIX_RECURRING.
+	PixRecurringOptions *pixRecurringBody `json:"pixRecurringOptions"`
+}
+
+// pixRecurringBody is pixRecurringOptions in the official document's SubscriptionPayload.
+type pixRecurringBody struct {
+	Journey      string   `json:"journey"`
+	RetryPolicy  string   `json:"retryPolicy"`
+	MinimumValue centavos `json:"minimumValue"`
 }
 
 func (b subscriptionBody) params() (payments.CreateSubscriptionParams, error) {
 	p := payments.CreateSubscriptionParams{
 		CorrelationID: b.CorrelationID, Value: int64(b.Value), Comment: b.Comment, AdditionalInfo: b.AdditionalInfo,
 		Frequency: b.Frequency, ChargeType: payments.ChargeType(b.ChargeType), DayDue: b.DayDue,
-		Name: b.Name, InstallmentCount: b.InstallmentCount,
+		Name: b.Name, InstallmentCount: b.InstallmentCount, Type: b.Type,
+	}
+	if o := b.PixRecurringOptions; o != nil {
+		p.PixRecurring = &payments.PixRecurringOptions{Journey: o.Journey, RetryPolicy: o.RetryPolicy, MinimumValue: int64(o.MinimumValue)}
 	}
 	var err error
 	if p.DayGenerateCharge, p.FirstChargeDate, err = dayGenerateCharge(b.DayGenerateCharge); err != nil {
 		return p, err
-	}
-	switch b.Type {
-	case "", "RECURRENT":
-	case "PIX_RECURRING":
-		return p, invalid("type", "type PIX_RECURRING (Pix Automático) is not offered in this version: send RECURRENT or no type")
-	default:
-		return p, invalid("type", "type must be RECURRENT")
 	}
 	if b.Customer != nil {
 		c, err := b.Customer.params("customer.taxID")

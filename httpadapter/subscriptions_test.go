@@ -116,7 +116,8 @@ func TestSubscriptions(t *testing.T) {
 			{"customer", `{"value":100}`},
 			{"taxID", `{"customer":{"name":"Ana"},"value":100}`}, // "customer needs a taxID, an email or a phone"
 			{"customer.name", `{"customer":{"email":"a@example.com"},"value":100}`},
-			{"type", `{` + cust + `,"value":100,"type":"PIX_RECURRING"}`},
+			{"type", `{` + cust + `,"value":100,"type":"IN_INSTALLMENT"}`},
+			{"pixRecurringOptions.journey", `{` + cust + `,"value":100,"type":"PIX_RECURRING","pixRecurringOptions":{"journey":"QR"}}`},
 		} {
 			t.Run(tc.field, func(t *testing.T) {
 				is := is.New(t)

@@ -63,6 +63,11 @@
 // httpadapter.Options.CORSOrigins); -cors-origins '*' lets any page. By default none may:
 // a browser refuses every cross-origin call.
 //
+// -webhook-ips 203.0.113.7,203.0.113.8 names the IP addresses this deployment's webhook
+// deliveries leave from, which GET /api/v1/webhook/ips lists so that receivers can allow
+// them (httpadapter.Options.WebhookIPs); each must be an IP address, checked at start. By
+// default the list is empty.
+//
 // The server stops cleanly on SIGINT or SIGTERM: it finishes the requests in flight (for
 // up to shutdownTimeout, then cuts the rest short), stops the tick loop and the webhook
 // worker (a delivery cut off is not recorded, so it goes again after the restart) and
@@ -181,6 +186,7 @@ type config struct {
 	adminAddr                          string // operator listener (admin.go); "" is off
 	adminAllowRemote, requestLog       bool
 	corsOrigins                        []string // -cors-origins, split at commas; nil is none
+	webhookIPs                         []string // -webhook-ips, split at commas; nil is none
 }
 
 // parseFlags parses and checks the command line, before anything is opened or written.
@@ -222,6 +228,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.BoolVar(&c.adminAllowRemote, "admin-allow-remote", false, "let -admin-addr be a non-loopback address (it has no authentication)")
 	fs.BoolVar(&c.requestLog, "request-log", true, "log one line per API request (request id, method, route, status, duration)")
 	corsOrigins := fs.String("cors-origins", "", "comma-separated web origins (scheme://host[:port], e.g. https://shop.example) whose pages may call the API from a browser with the App ID, or * for any page (default none)")
+	webhookIPs := fs.String("webhook-ips", "", "comma-separated IP addresses webhook deliveries leave from (e.g. 203.0.113.7,203.0.113.8), which GET /api/v1/webhook/ips lists for receivers to allow (default none: an empty list)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return c, err
@@ -234,6 +241,11 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	if *corsOrigins != "" {
 		for o := range strings.SplitSeq(*corsOrigins, ",") {
 			c.corsOrigins = append(c.corsOrigins, strings.TrimSpace(o)) // an empty one is checked, and refused
+		}
+	}
+	if *webhookIPs != "" {
+		for ip := range strings.SplitSeq(*webhookIPs, ",") {
+			c.webhookIPs = append(c.webhookIPs, strings.TrimSpace(ip)) // an empty one is checked, and refused
 		}
 	}
 	return c, c.check()
@@ -304,6 +316,9 @@ func (c config) check() error {
 	}
 	if err := httpadapter.CheckCORSOrigins(c.corsOrigins); err != nil {
 		return badFlag("-cors-origins: %v", err)
+	}
+	if err := httpadapter.CheckWebhookIPs(c.webhookIPs); err != nil {
+		return badFlag("-webhook-ips: %v", err)
 	}
 	if c.adminAddr != "" {
 		return checkAdminAddr(c.adminAddr, c.adminAllowRemote)
@@ -429,7 +444,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 	}
 	var handler http.Handler = httpadapter.New(svc, httpadapter.Options{
 		Sandbox: cfg.sandbox, Clock: advancer, Logger: log, BaseURL: baseURL,
-		RequestLog: requestLog, OnRequest: m.onRequest(), CORSOrigins: cfg.corsOrigins,
+		RequestLog: requestLog, OnRequest: m.onRequest(), CORSOrigins: cfg.corsOrigins, WebhookIPs: cfg.webhookIPs,
 	})
 	var rec *reconciler
 	if psp != nil { // the PSP's webhook, and the reconciliation that heals what it loses

@@ -265,6 +265,7 @@ func TestCLI_BadFlags(t *testing.T) {
 		{"MerchantCityFoldsToNothing", []string{"-merchant-city", "東京"}, "-merchant-city"},
 		{"BaseURLNonASCII", []string{"-base-url", "http://pix.example/ç"}, "-base-url"},
 		{"BankUnknown", []string{"-bank", "itau"}, "-rail"},
+		{"WebhookIPsNotAnIP", []string{"-webhook-ips", "203.0.113.7,gateway.example"}, `-webhook-ips: "gateway.example" is not an IP address`},
 		{"NoSandboxWithoutARealBank", []string{"-sandbox=false"}, "-sandbox=false is for real payers, but -rail sandbox"}, // make-believe money for real payers
 		{"NoSandboxOnTheSandboxBank", []string{"-sandbox=false", "-bank", "sandbox"}, "make-believe bank"},
 		{"PSPFlagsWithoutAPIPix", []string{"-psp-url", "https://pix.example.com/v2"}, "-psp-* flags configure -rail apipix"},

@@ -40,6 +40,7 @@ var Keys = map[string]bool{
 	"updatedAt":      true,
 	"time":           true,
 	"paidAt":         true,
+	"closedAt":       true, // a closed account's
 	"expiresDate":    true,
 	"dueDate":        true,
 	"nextChargeDate": true,
@@ -52,6 +53,8 @@ var Keys = map[string]bool{
 	"stuckSince":     true,
 	"leasedUntil":    true,
 	"horario":        true, // the raw Pix of a transaction, as the bank reported it
+	// a Pix Automático installment's, its cobr tries' and (stored) its next retry's
+	"dateGenerateCharge": true, "requestedExecutionDate": true, "nextTry": true,
 }
 
 // Fix rewrites, in the compact JSON encoding/json writes, every string under one of Keys
