@@ -141,7 +141,7 @@ type WebhookAttempt struct {
 // CreateWebhookParams are the fields of a new webhook.
 type CreateWebhookParams struct {
 	Name          string
-	Event         string // a name of EventCatalog; default the TRANSACTION_RECEIVED event
+	Event         string // a name of EventCatalog, or one of the Event constants (EventChargeCompleted); default the TRANSACTION_RECEIVED event
 	URL           string
 	Email         string // instead of URL: the e-mail action (Options.Mailer)
 	Authorization string
@@ -210,12 +210,11 @@ func (p CreateWebhookParams) check(s *Service) (CreateWebhookParams, error) {
 	if p.Event == "" {
 		p.Event = s.EventName(EventTransactionReceived)
 	}
-	known := false
-	for _, e := range s.EventCatalog() {
-		known = known || e.Name == p.Event
+	if _, bare := eventsByName[p.Event]; bare {
+		p.Event = s.EventName(p.Event) // the package's constant (EventChargeCompleted): its full name
 	}
-	if !known {
-		return p, invalid("event", "event %q is not one of GET /api/v1/webhook/events", p.Event)
+	if _, known := s.eventOf(p.Event); !known {
+		return p, invalid("event", "event %q is not one of the Service's events (EventCatalog, served as GET /api/v1/webhook/events)", p.Event)
 	}
 	return p, nil
 }

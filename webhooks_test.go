@@ -659,3 +659,27 @@ func TestService_ListWebhooks_SameInstant(t *testing.T) {
 		}
 	})
 }
+
+// TestService_CreateWebhook_EventConstants: the package's own event constants, without the
+// vendor prefix, are accepted and stored under the full name the catalogue lists; a name
+// of no event is refused with an error that does not speak HTTP only.
+func TestService_CreateWebhook_EventConstants(t *testing.T) {
+	is := is.New(t)
+	svc, err := payments.New(memory.New(), payments.Options{Clock: payments.NewManualClock(t0), Mailer: &payments.MemoryMailer{},
+		DefaultCompany: payments.CompanyParams{Name: "Loja", PixKey: "pix@loja.example.com"}})
+	is.NoErr(err)
+	for _, tc := range []struct{ event, want string }{
+		{payments.EventChargeCompleted, "OPENPIX:CHARGE_COMPLETED"},
+		{payments.EventRefundConfirmed, "PIX_TRANSACTION_REFUND_SENT_CONFIRMED"}, // its real name has no prefix
+		{"OPENPIX:CHARGE_CREATED", "OPENPIX:CHARGE_CREATED"},
+	} {
+		w, err := svc.CreateWebhook(ctx, payments.CreateWebhookParams{Name: tc.event, Email: "ops@loja.example.com", Event: tc.event})
+		is.NoErr(err)
+		is.Equal(w.Event, tc.want)
+	}
+	for _, bad := range []string{"CHARGE_PAID", "OPENPIX:PIX_TRANSACTION_REFUND_SENT_CONFIRMED"} {
+		_, err = svc.CreateWebhook(ctx, payments.CreateWebhookParams{Name: "x", Email: "ops@loja.example.com", Event: bad})
+		is.Equal(payments.ErrorCode(err), payments.EINVALID)
+		is.True(strings.Contains(err.Error(), "EventCatalog")) // names the library's list
+	}
+}

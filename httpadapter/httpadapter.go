@@ -24,6 +24,7 @@ import (
 	"net/http"
 	"net/url"
 	"runtime/debug"
+	"strconv"
 	"strings"
 
 	"github.com/pixfoundry/payments"
@@ -163,6 +164,7 @@ func requireAuth(svc *payments.Service, log *slog.Logger) func(http.Handler) htt
 			if err != nil {
 				if payments.ErrorCode(err) == payments.EUNAUTHORIZED {
 					err = &payments.Error{Code: payments.EUNAUTHORIZED, Message: "appID inválido"} // the real API's text
+					w.Header().Set("X-Auth-Hint", authHint(r))
 				}
 				writeError(w, r, log, err)
 				return
@@ -171,6 +173,25 @@ func requireAuth(svc *payments.Service, log *slog.Logger) func(http.Handler) htt
 			next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), companyKey{}, co)))
 		})
 	}
+}
+
+// authHint says, in the X-Auth-Hint header of a 401, what was wrong with the request's
+// App ID: the body stays the real API's "appID inválido", the same for every mistake,
+// which leaves a newcomer guessing. It never says whether an App ID exists.
+func authHint(r *http.Request) string {
+	auth := r.Header.Values("Authorization")
+	scheme, _, spaced := strings.Cut(strings.TrimSpace(strings.Join(auth, "")), " ")
+	switch {
+	case len(auth) > 1:
+		return "send one Authorization header, not " + strconv.Itoa(len(auth))
+	case len(auth) == 0 && (r.Header.Get("X-Api-Key") != "" || r.Header.Get("Api-Key") != "" || r.Header.Get("AppID") != ""):
+		return "the App ID goes in the Authorization header, as it is: Authorization: <App ID>"
+	case len(auth) == 0 || strings.TrimSpace(auth[0]) == "":
+		return "no App ID: send it in the Authorization header, as it is: Authorization: <App ID>"
+	case spaced && (strings.EqualFold(scheme, "Bearer") || strings.EqualFold(scheme, "Basic") || strings.EqualFold(scheme, "AppID")):
+		return "send the App ID as it is, without \"" + scheme + " \": Authorization: <App ID>"
+	}
+	return "this App ID is not valid on this server: it may be mistyped, deleted, or from another server"
 }
 
 // company is the Service of the request's authenticated company. A route that calls it

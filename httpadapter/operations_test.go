@@ -240,8 +240,8 @@ func operationsMarkdown(ops []operation, status []string) string {
 	fmt.Fprintf(&b, "(%d of them only in `woovi.json`), sorted by path, then method, with the document's summary.\n", onlyWoovi)
 	fmt.Fprintf(&b, "%d are **%s**; %d are **%s**: the route exists, behind the App ID like every other,\n",
 		countOf(status, statusServed), statusServed, countOf(status, statusNotOffered), statusNotOffered)
-	b.WriteString("and answers 501 `{\"error\": \"... not offered in this version\"}` naming the operation (most as\n")
-	b.WriteString("`<METHOD> <path>: <what it does> is not offered in this version`) rather than the 404 of an\n")
+	b.WriteString("and answers 501 `{\"error\": \"<METHOD> <path>: <what it does> is not offered in this version\"}`,\n")
+	b.WriteString("naming the operation, rather than the 404 of an\n")
 	b.WriteString("unknown route. Every path under `/api/v1` is served under the legacy `/api/<vendor>/v1` as well.\n")
 	b.WriteString("The notes say where this project differs from the document.\n\n")
 	b.WriteString("| method | path | summary | status here | note |\n")

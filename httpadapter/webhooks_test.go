@@ -246,7 +246,7 @@ func TestWebhooks_CreateErrors(t *testing.T) {
 		{`{"webhook":{"url":"http://:1/"}}`, "url must be an absolute http or https URL without credentials"}, // no host: it dialed this machine
 		{`{"webhook":{"url":"` + rcv.URL + `/a b"}}`, "url must not contain spaces or a #fragment (escape them: %20, %23)"},
 		{`{"webhook":{"url":"` + rcv.URL + `/in#part"}}`, "url must not contain spaces or a #fragment (escape them: %20, %23)"}, // never sent
-		{`{"webhook":{"url":"` + rcv.URL + `","event":"X"}}`, `event "X" is not one of GET /api/v1/webhook/events`},
+		{`{"webhook":{"url":"` + rcv.URL + `","event":"X"}}`, `event "X" is not one of the Service's events (EventCatalog, served as GET /api/v1/webhook/events)`},
 		{`{"webhook":{"url":"` + rcv.URL + `"}}`, "the url " + rcv.URL + " answered the test call with HTTP 404, not 2xx"},
 		{`{"webhook":{"url":1}}`, "webhook.url must be a string"},
 	} {
