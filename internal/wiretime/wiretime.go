@@ -64,7 +64,7 @@ var Keys = map[string]bool{
 func Fix(b []byte) []byte {
 	var out []byte // nil until the first rewrite
 	done := 0      // b[:done] is in out
-	key := ""      // the last object key read
+	var key []byte // the last object key read
 	for i := 0; i < len(b); i++ {
 		if b[i] != '"' {
 			continue
@@ -75,8 +75,8 @@ func Fix(b []byte) []byte {
 		}
 		s := b[i+1 : end]
 		if end+1 < len(b) && b[end+1] == ':' {
-			key = string(s) // a key: encoding/json writes them unescaped
-		} else if Keys[key] && len(s) >= len("2006-01-02T15:04:05Z") && s[10] == 'T' && !threeDigits(s) {
+			key = s // a key: encoding/json writes them unescaped
+		} else if Keys[string(key)] && len(s) >= len("2006-01-02T15:04:05Z") && s[10] == 'T' && !threeDigits(s) {
 			if t, err := time.Parse(time.RFC3339Nano, string(s)); err == nil {
 				out = append(out, b[done:i]...)
 				out = Append(out, t)

@@ -2,6 +2,8 @@ package wiretime_test
 
 import (
 	"encoding/json"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -108,5 +110,32 @@ func sameBut(a, b any, key string) bool {
 		return wiretime.Keys[key] && errA == nil && errB == nil && ta.Equal(tb)
 	default:
 		return a == b
+	}
+}
+
+// BenchmarkFix: the pass over a reply or payload of the size of a charge event's (about
+// 2 KB, a dozen times), with nothing to rewrite (a charge, written right already) and with
+// every time to rewrite (encoding/json's bytes).
+func BenchmarkFix(b *testing.B) {
+	var right, wrong strings.Builder
+	right.WriteString(`{"charge":{`)
+	wrong.WriteString(`{"charge":{`)
+	for i := range 12 {
+		fmt.Fprintf(&right, `"comment%d":"Pedido \"%d\" de teste, com texto","createdAt":"2026-11-27T14:50:34.310Z",`, i, i)
+		fmt.Fprintf(&wrong, `"comment%d":"Pedido \"%d\" de teste, com texto","createdAt":"2026-11-27T14:50:34.31Z",`, i, i)
+	}
+	right.WriteString(`"value":100}}`)
+	wrong.WriteString(`"value":100}}`)
+	for _, tc := range []struct {
+		name string
+		b    []byte
+	}{{"NothingToFix", []byte(right.String())}, {"EveryTime", []byte(wrong.String())}} {
+		b.Run(tc.name, func(b *testing.B) {
+			b.SetBytes(int64(len(tc.b)))
+			b.ReportAllocs()
+			for b.Loop() {
+				wiretime.Fix(tc.b)
+			}
+		})
 	}
 }
