@@ -111,6 +111,16 @@ type Options struct {
 	// MaxWebhooksPerEvent is how many active webhooks a company may have on one event;
 	// default DefaultMaxWebhooksPerEvent. CreateWebhook refuses one more (EPRECONDITION).
 	MaxWebhooksPerEvent int
+	// DueInterval is how often Run does the due work (RunDue); default DefaultDueInterval.
+	// Negative turns it off (a process that leaves it to another).
+	DueInterval time.Duration
+	// WebhookPoll is how often Run's webhook worker looks for retries that fell due when no
+	// commit woke it; default DefaultWebhookPoll.
+	WebhookPoll time.Duration
+	// ReconcileInterval is how often Run reconciles with a Rail that lists what it received
+	// (a rail.Collector); default DefaultReconcileInterval. Negative turns it off (a host
+	// that reconciles on its own schedule).
+	ReconcileInterval time.Duration
 }
 
 // Service is the whole platform for one company: every method reads and writes only that
@@ -161,6 +171,8 @@ type core struct {
 	moving sync.Mutex
 	// maxWebhooksPerEvent is Options.MaxWebhooksPerEvent (see Service.maxWebhooksPerEvent).
 	maxWebhooksPerEvent int
+	// runner holds Run's intervals and whether a Run is going on (run.go).
+	runner *runner
 }
 
 // Open opens (creating if needed) a bbolt database file at path and returns the Service of
@@ -187,7 +199,8 @@ func New(st store.Store, opts Options) (*Service, error) {
 	}
 	c := &core{store: st, clock: opts.Clock, ids: newIDSource(opts.IDs), seeded: opts.IDs != nil, log: opts.Logger, vendor: opts.Vendor,
 		qr: qrpng.New(0), rail: opts.Rail,
-		webhooks: newWebhookCore(st, opts), auth: newAuthCache(authCacheSize, authCacheTTL), maxWebhooksPerEvent: opts.MaxWebhooksPerEvent}
+		webhooks: newWebhookCore(st, opts), auth: newAuthCache(authCacheSize, authCacheTTL), maxWebhooksPerEvent: opts.MaxWebhooksPerEvent,
+		runner: newRunner(opts)}
 	if c.clock == nil {
 		c.clock = SystemClock{}
 	}

@@ -10,6 +10,17 @@
 // handleQRImagePublic), and the payment link page that paymentLinkUrl opens (paylink.go),
 // which answers HTML.
 //
+// To mount the handler under a prefix beside the host's own routes, strip the prefix and
+// put it in Options.BaseURL, the address clients and payers reach the handler at:
+//
+//	api := httpadapter.New(svc, httpadapter.Options{BaseURL: "https://shop.example/payments"})
+//	mux.Handle("/payments/", http.StripPrefix("/payments", api))
+//
+// BaseURL makes the links records carry (paymentLinkUrl, qrCodeImage); the payment page
+// names its QR image, status and simulate routes relative to its own URL, so it works under
+// any prefix, and behind a proxy that forwards one, with nothing else to set. See
+// Example (MountUnderPrefix).
+//
 // Every failure body is {"error": "<message>"} (a 401 adds the older "errors" form, the
 // base64 image route adds "success": false); the status comes from one map of payments
 // error codes. Request bodies are JSON objects of

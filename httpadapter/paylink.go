@@ -30,7 +30,10 @@ import (
 // The page is Portuguese unless the browser prefers English (Accept-Language, see
 // pageLanguage), and is one HTML document with its CSS and script inline (embedded in the
 // binary, paylink/), under a Content-Security-Policy that allows nothing else but the QR
-// image and the status route of this origin.
+// image and the status route of this origin. The URLs the page names (its QR image, status
+// and simulate routes) are relative to the page's own (see pageRelative), so the page works
+// wherever the handler is mounted: at the root, under a prefix with http.StripPrefix, or
+// behind a proxy that forwards a path prefix.
 //
 // Simulate exists only when Options.Sandbox is on. It needs no App ID, by design: the page
 // is public and must not hold one. What it can do is bounded by the link: it pays only the
@@ -137,10 +140,10 @@ func handlePayLinkPage(svc *payments.Service, opts Options) http.Handler {
 			StatusText:    t.status(l.Status),
 			DoneNote:      t.doneNote(l.Status),
 			StatusClass:   strings.ToLower(string(l.Status)),
-			StatusURL:     payPath(l.ID) + "/status",
+			StatusURL:     pageRelative(l.ID, "/status"),
 		}
 		if l.Status == payments.PaymentLinkWaiting { // a paid or expired charge's code is not shown
-			d.ImageURL = qrImagePrefix(vendor) + url.PathEscape(l.ID) + ".png?size=" + strconv.Itoa(payLinkImageSize)
+			d.ImageURL = ".." + qrImagePrefix(vendor) + url.PathEscape(l.ID) + ".png?size=" + strconv.Itoa(payLinkImageSize)
 		}
 		if l.Kind == payments.PaymentLinkCharge {
 			d.ValueText = d.AmountDueText
@@ -157,10 +160,21 @@ func handlePayLinkPage(svc *payments.Service, opts Options) http.Handler {
 			d.TimeLeftText = formatTimeLeft(left, t.Days)
 		}
 		if opts.Sandbox && canSimulate(l) {
-			d.SimulateURL = payPath(l.ID) + "/simulate"
+			d.SimulateURL = pageRelative(l.ID, "/simulate")
 		}
 		writePage(w, r, opts.Logger, http.StatusOK, "page", d)
 	})
+}
+
+// pageRelative is the URL of the route under the page of paymentLinkID (rest is "/status"
+// or "/simulate"), relative to the page's own URL, <mount>/pay/<paymentLinkID>: the
+// browser resolves "./<paymentLinkID><rest>" against it. The page's links are all relative
+// (its image is "../<vendor>/charge/brcode/image/...") so that it works wherever the
+// handler is mounted (http.StripPrefix on a host's mux, a proxy that forwards a path
+// prefix) with no setting: Options.BaseURL makes the links records carry, not these. The
+// "./" keeps an ID with a colon from reading as a URL scheme.
+func pageRelative(paymentLinkID, rest string) string {
+	return "./" + url.PathEscape(paymentLinkID) + rest
 }
 
 // canSimulate reports whether the sandbox's button can pay l: a waiting charge, or a

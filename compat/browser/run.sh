@@ -2,7 +2,8 @@
 # Run the browser tests (Debian's chromium driven by playwright-core) against a freshly
 # started server in sandbox mode: the payment link page (paylink.test.mjs), and CORS
 # (cors.test.mjs: a page of another origin calling the API; it starts servers of its own
-# with -cors-origins from the same binary, SERVER_BIN).
+# with -cors-origins from the same binary, SERVER_BIN), and the page under a path prefix
+# (mount.test.mjs: a host in node forwards /payments/... to the server, prefix stripped).
 #
 #   compat/browser/run.sh [path/to/server-binary] [extra node --test args, e.g. --test-name-pattern=expired]
 #
@@ -32,7 +33,7 @@ echo "run.sh: server pid $SERVER_PID at $BASE_URL" >&2
 REPORTER=(--test-reporter=spec)
 for a in "$@"; do [[ "$a" == --test-reporter* ]] && REPORTER=(); done
 set +e
-node --test "${REPORTER[@]}" "$@" paylink.test.mjs cors.test.mjs
+node --test "${REPORTER[@]}" "$@" paylink.test.mjs cors.test.mjs mount.test.mjs
 status=$?
 set -e
 if (( status != 0 )); then dump_logs; fi

@@ -22,12 +22,12 @@
 // Links in the records it returns (a charge's qrCodeImage, paymentLinkUrl) start with
 // -base-url, by default http://<listen address>, so the QR image URLs point at this server.
 // Every -tick (default 5s) it does the work the clock makes due in every company
-// (Service.RunDue): subscriptions get the charges of their started periods, charges past
-// their expiry are recorded EXPIRED, and outgoing orders
+// (Service.RunDue, run by Service.Run): subscriptions get the charges of their started
+// periods, charges past their expiry are recorded EXPIRED, and outgoing orders
 // (refunds, payments, withdrawals) whose send failed or hung are sent again and those the
 // bank has settled are recorded.
 //
-// Webhooks are delivered by a worker (Service.ServeWebhooks) as soon as a commit queues an
+// Webhooks are delivered by Service.Run's worker as soon as a commit queues an
 // event for one, and every second for retries that became due, each webhook on its own:
 // an attempt may take -webhook-timeout (default 100s) and holds back only its webhook. In sandbox mode deliveries may go to loopback and
 // private addresses (receivers on this machine); with -sandbox=false only to public ones.
@@ -414,6 +414,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 		WebhookSender:    httpadapter.NewWebhookSender(httpadapter.WebhookSenderOptions{AllowPrivate: cfg.sandbox}),
 		WebhookTimeout:   cfg.webhookTimeout,
 		OnWebhookAttempt: m.onWebhookAttempt(),
+		// Run's background work (see below): -tick 0 turns the due work off; the PSP's
+		// reconciliation is the reconciler's (psp.go), which registers the webhook first
+		// and shares its window with the operator's POST /psp/reconcile.
+		DueInterval:       dueInterval(cfg.tick),
+		WebhookPoll:       webhookPoll,
+		ReconcileInterval: -1,
 		DefaultCompany: payments.CompanyParams{
 			Name: cfg.merchantName, PixKey: cfg.pixKey, MerchantName: cfg.merchantName, MerchantCity: cfg.merchantCity,
 		},
@@ -456,18 +462,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 		rec.register(ctx) // before serving: the PSP sends nothing until then
 	}
 
-	// The tick loop stops, and is waited for, before the database closes (defers run last
+	// The background work (Service.Run: the due work every -tick, the webhook worker) and
+	// the reconciler stop, and are waited for, before the database closes (defers run last
 	// first).
 	dueCtx, stopDue := context.WithCancel(ctx)
-	dueDone := make(chan struct{})
+	runDone := make(chan struct{})
 	go func() {
-		defer close(dueDone)
-		runDue(dueCtx, svc, cfg.tick, log)
-	}()
-	hooksDone := make(chan struct{})
-	go func() {
-		defer close(hooksDone)
-		runWebhooks(dueCtx, svc)
+		defer close(runDone)
+		if err := svc.Run(dueCtx); err != nil {
+			log.Error("background work", "err", err)
+		}
 	}()
 	recDone := make(chan struct{})
 	go func() {
@@ -478,8 +482,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 	}()
 	defer func() {
 		stopDue()
-		<-dueDone
-		<-hooksDone
+		<-runDone
 		<-recDone
 	}()
 
@@ -549,32 +552,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 // webhookPoll is how often the webhook worker looks for due retries when no commit woke it.
 const webhookPoll = time.Second
 
-// runWebhooks delivers webhooks until ctx is done (Service.ServeWebhooks): at once,
-// whenever a commit queued an event for a webhook, and every webhookPoll for retries that
-// became due, each webhook on its own so that a slow receiver holds back only its own. A
-// delivery cut short by the stop is not recorded and goes again after a restart.
-func runWebhooks(ctx context.Context, svc *payments.Service) {
-	svc.ServeWebhooks(ctx, webhookPoll)
-}
-
-// runDue calls svc.RunDue at once and then every tick until ctx is done; tick 0 does
-// nothing. Failures are logged: the next tick tries again.
-func runDue(ctx context.Context, svc *payments.Service, tick time.Duration, log *slog.Logger) {
+// dueInterval is payments.Options.DueInterval for -tick: 0 turns the due work off.
+func dueInterval(tick time.Duration) time.Duration {
 	if tick == 0 {
-		return
+		return -1
 	}
-	t := time.NewTicker(tick)
-	defer t.Stop()
-	for {
-		if err := svc.RunDue(ctx); err != nil && ctx.Err() == nil {
-			log.Error("expiring charges and settling refunds", "err", err)
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-	}
+	return tick
 }
 
 // ensureApplication creates an application for the default company and prints its App ID

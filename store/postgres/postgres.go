@@ -36,6 +36,8 @@
 // fsyncs. SERIALIZABLE still guards correctness: the gate only schedules, and a
 // transaction that reaches rows of another company or of the system space is rerun when
 // it conflicts. Options.NoCompanyGate turns it off (for databases without advisory locks).
+// The lock's key is the company's in the store's schema: stores in different schemas of
+// one database do not queue behind each other's companies (all of them have a "default").
 //
 // Kept index counts are split into 16 shards by record id, so that writers of an index
 // shared by all companies (the due and webhook queues of the system space) rarely rewrite
@@ -111,6 +113,10 @@ type Store struct {
 	pool  *pgxpool.Pool
 	gate  bool
 	local [64]sync.Mutex // in-process part of the company gate, striped by company hash
+	// schema is the schema the store's tables are in (current_schema()): part of the
+	// gate's lock key, so that stores in different schemas of one database (tests,
+	// separate deployments) never wait on each other's companies.
+	schema string
 
 	retries atomic.Int64
 	closed  atomic.Bool // Close was called: transactions fail, as the contract says
@@ -142,6 +148,10 @@ func OpenOptions(ctx context.Context, url string, opts Options) (*Store, error) 
 	if err := s.migrate(ctx); err != nil {
 		pool.Close()
 		return nil, fmt.Errorf("postgres store: migrate: %w", err)
+	}
+	if err := pool.QueryRow(ctx, "SELECT coalesce(current_schema(), '')").Scan(&s.schema); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("postgres store: read the schema: %w", err)
 	}
 	return s, nil
 }
@@ -392,9 +402,11 @@ func (s *Store) View(ctx context.Context, fn func(store.Tx) error) error {
 }
 
 // companyKey is the advisory lock key of a company's gate.
-func companyKey(company string) int64 {
+func companyKey(schema, company string) int64 {
 	h := fnv.New64a()
 	h.Write([]byte("company:"))
+	h.Write([]byte(schema))
+	h.Write([]byte{0})
 	h.Write([]byte(company))
 	return int64(h.Sum64())
 }
@@ -414,7 +426,7 @@ func (t *tx) begin(collection, company string) error {
 	ctx := t.ctx
 	gate := t.writable && t.s.gate
 	if gate {
-		key := companyKey(company)
+		key := companyKey(t.s.schema, company)
 		t.local = &t.s.local[uint64(key)%uint64(len(t.s.local))]
 		t.local.Lock()
 		t.lockKey = key
