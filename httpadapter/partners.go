@@ -67,21 +67,27 @@ func handlePreRegistrationCreate(log *slog.Logger) http.Handler {
 // [{preRegistration,user,company,account}], pageInfo}.
 func handlePreRegistrationList(log *slog.Logger) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		p, err := listParams(r)
-		if err != nil {
-			writeError(w, r, log, err)
-			return
+		prs, page, ok := preRegistrationPage(w, r, log)
+		if ok {
+			encode(w, http.StatusOK, preRegistrationListReply{PageInfo: page, PreRegistrations: prs})
 		}
-		prs, page, err := company(r).ListPreRegistrations(r.Context(), p)
-		if err != nil {
-			writeError(w, r, log, err)
-			return
-		}
-		encode(w, http.StatusOK, preRegistrationListReply{
-			PageInfo:         partnerPageInfo{PageInfo: page, Errors: []errorMessage{}},
-			PreRegistrations: prs,
-		})
 	})
+}
+
+// preRegistrationPage is the page of the caller's pre-registrations that skip and limit
+// ask for, with the partner lists' pageInfo; when it fails it has answered, and ok is false.
+func preRegistrationPage(w http.ResponseWriter, r *http.Request, log *slog.Logger) (prs []payments.PreRegistration, page partnerPageInfo, ok bool) {
+	p, err := listParams(r)
+	if err == nil {
+		var info payments.PageInfo
+		prs, info, err = company(r).ListPreRegistrations(r.Context(), p)
+		page = partnerPageInfo{PageInfo: info, Errors: []errorMessage{}}
+	}
+	if err != nil {
+		writeError(w, r, log, err)
+		return nil, page, false
+	}
+	return prs, page, true
 }
 
 // handleAffiliateList: GET /partner/affiliate?skip&limit → 200 {affiliates, pageInfo}: the
@@ -92,17 +98,11 @@ func handlePreRegistrationList(log *slog.Logger) http.Handler {
 // partner may call it, as the other partner operations.
 func handleAffiliateList(log *slog.Logger) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		p, err := listParams(r)
-		if err != nil {
-			writeError(w, r, log, err)
+		prs, page, ok := preRegistrationPage(w, r, log)
+		if !ok {
 			return
 		}
-		prs, page, err := company(r).ListPreRegistrations(r.Context(), p)
-		if err != nil {
-			writeError(w, r, log, err)
-			return
-		}
-		reply := affiliateListReply{Affiliates: make([]affiliate, len(prs)), PageInfo: partnerPageInfo{PageInfo: page, Errors: []errorMessage{}}}
+		reply := affiliateListReply{Affiliates: make([]affiliate, len(prs)), PageInfo: page}
 		for i, pr := range prs {
 			reply.Affiliates[i].Company = pr.Company
 			if pr.Account.ClientID != "" {
