@@ -14,4 +14,14 @@
 // input, the offending Field; branch on ErrorCode, never on messages.
 //
 // Time comes from Options.Clock; tests pass a *ManualClock and move it instead of sleeping.
+//
+// A long-lived process runs one loop beside its calls, Run, which delivers webhooks as
+// their events commit, does the work the clock makes due (RunDue: expiries, subscriptions'
+// charges, orders to send again) and reconciles with the bank, until its context ends:
+//
+//	svc, err := payments.Open("payments.db", payments.Options{WebhookSender: sender})
+//	...
+//	go svc.Run(ctx) // cancel ctx and let it return before svc.Close
+//
+// A test on the in-memory store calls RunDue (or AdvanceClock) itself instead.
 package payments
