@@ -318,16 +318,31 @@ func recoverPanics(log *slog.Logger, next http.Handler) http.Handler {
 // redirects to a cleaned path carry {} instead of HTML. It recognises them as replies with
 // a status of 300 or more whose Content-Type is not JSON: every handler of ours replies
 // through encode, which sets JSON first.
+//
+// Mounted under a prefix (http.StripPrefix), the mux's redirect names the path without it;
+// the guard puts back what was stripped, so the redirect stays under the prefix.
 func jsonMuxErrors(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		next.ServeHTTP(&jsonGuard{ResponseWriter: w}, r)
+		next.ServeHTTP(&jsonGuard{ResponseWriter: w, prefix: strippedPrefix(r)}, r)
 	})
+}
+
+// strippedPrefix is the part of the path the client sent that is not in r's path: what a
+// host's http.StripPrefix took off ("/payments"), or "" when the adapter is at the root.
+func strippedPrefix(r *http.Request) string {
+	sent, _, _ := strings.Cut(r.RequestURI, "?")
+	prefix, ok := strings.CutSuffix(sent, r.URL.EscapedPath())
+	if !ok || !strings.HasPrefix(prefix, "/") {
+		return ""
+	}
+	return prefix
 }
 
 // jsonGuard replaces a non-JSON reply of status 300 or more with a JSON one.
 type jsonGuard struct {
 	http.ResponseWriter
-	replaced bool // the original body is dropped
+	prefix   string // what the host stripped from the path (strippedPrefix)
+	replaced bool   // the original body is dropped
 }
 
 func (g *jsonGuard) WriteHeader(status int) {
@@ -338,6 +353,9 @@ func (g *jsonGuard) WriteHeader(status int) {
 	}
 	g.replaced = true
 	h.Del("Content-Length")
+	if loc := h.Get("Location"); g.prefix != "" && strings.HasPrefix(loc, "/") && !strings.HasPrefix(loc, "//") {
+		h.Set("Location", g.prefix+loc) // the mux's redirect, under the host's prefix
+	}
 	var body any
 	switch {
 	case status < 400:

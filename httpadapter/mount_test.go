@@ -124,3 +124,26 @@ func TestMountedUnderPrefix(t *testing.T) {
 	status, _, _ = send("GET", ts.URL+"/pay/"+c.PaymentLinkID, "", "")
 	is.Equal(status, http.StatusNotFound)
 }
+
+// TestMountedUnderPrefix_Redirect: the adapter's redirect of an untidy path keeps the
+// prefix a host stripped (a host's own ServeMux cleans the path before, but a proxy or
+// another router may not); at the root it is as before.
+func TestMountedUnderPrefix_Redirect(t *testing.T) {
+	is := is.New(t)
+	s := newServer(t, httpadapter.Options{})
+	host := http.StripPrefix("/payments", s.h)
+	for _, tc := range []struct {
+		h         http.Handler
+		path, loc string
+	}{
+		{host, "/payments/api/v1//charge", "/payments/api/v1/charge"},
+		{host, "/payments/api/v1/./charge?limit=1", "/payments/api/v1/charge?limit=1"},
+		{s.h, "/api/v1//charge", "/api/v1/charge"},
+	} {
+		w := httptest.NewRecorder()
+		tc.h.ServeHTTP(w, httptest.NewRequest("GET", tc.path, nil))
+		is.True(w.Code == http.StatusMovedPermanently || w.Code == http.StatusTemporaryRedirect) // the mux's redirect
+		is.Equal(w.Header().Get("Location"), tc.loc)                                             // under the prefix it was asked under
+		is.Equal(w.Body.String(), "{}\n")
+	}
+}
