@@ -34,6 +34,7 @@ type Error struct {
 	Field   string // the offending input field, e.g. "customer.taxID"
 	Message string
 	cause   error
+	code    bool // a code sentinel (ErrNotFound, ...): Is matches every error of its Code
 }
 
 func (e *Error) Error() string {
@@ -45,6 +46,30 @@ func (e *Error) Error() string {
 
 // Unwrap returns the cause, if any.
 func (e *Error) Unwrap() error { return e.cause }
+
+// Is reports whether e has the code of target when target is one of the code sentinels
+// (ErrNotFound, ErrInvalid, ...): errors.Is(err, payments.ErrNotFound) is true of every
+// error of code ENOTFOUND, whatever its message.
+func (e *Error) Is(target error) bool {
+	t, ok := target.(*Error)
+	return ok && t.code && t.Code == e.Code
+}
+
+// The code sentinels, one for each Code, for errors.Is: errors.Is(err, ErrNotFound) is
+// ErrorCode(err) == ENOTFOUND, for the errors of this package. A foreign error (which
+// ErrorCode calls EINTERNAL) is none of them; branch on ErrorCode where that matters.
+var (
+	ErrInvalid        = &Error{Code: EINVALID, Message: "invalid", code: true}
+	ErrNotFound       = &Error{Code: ENOTFOUND, Message: "not found", code: true}
+	ErrConflict       = &Error{Code: ECONFLICT, Message: "conflict", code: true}
+	ErrUnauthorized   = &Error{Code: EUNAUTHORIZED, Message: "unauthorized", code: true}
+	ErrForbidden      = &Error{Code: EFORBIDDEN, Message: "forbidden", code: true}
+	ErrPrecondition   = &Error{Code: EPRECONDITION, Message: "failed precondition", code: true}
+	ErrInternal       = &Error{Code: EINTERNAL, Message: "internal error", code: true}
+	ErrNotImplemented = &Error{Code: ENOTIMPLEMENTED, Message: "not implemented", code: true}
+	ErrCanceled       = &Error{Code: ECANCELED, Message: "canceled", code: true}
+	ErrUnavailable    = &Error{Code: EUNAVAILABLE, Message: "unavailable", code: true}
+)
 
 // ErrorCode returns the code of err: "" for nil, the Code of an *Error, and EINTERNAL for
 // any foreign error.

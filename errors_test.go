@@ -1,11 +1,14 @@
 package payments_test
 
 import (
+	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/matryer/is"
 
 	"github.com/pixfoundry/payments"
+	"github.com/pixfoundry/payments/store/memory"
 )
 
 // sameIDs is an id source that always gives the same bytes, so that generated ids collide.
@@ -54,4 +57,23 @@ func TestService_ConflictField(t *testing.T) {
 			is.Equal(payments.ErrorMessage(err), `a customer with correlationID "cb" already exists`)
 		})
 	}
+}
+
+// TestErrors_Sentinels: errors.Is(err, ErrNotFound) and the other code sentinels match the
+// Service's errors by code, wrapped or not, whatever their message; a sentinel matches no
+// other code, and a foreign error none.
+func TestErrors_Sentinels(t *testing.T) {
+	is := is.New(t)
+	svc, err := payments.New(memory.New(), payments.Options{Clock: payments.NewManualClock(t0)})
+	is.NoErr(err)
+	_, err = svc.GetCharge(ctx, "nope")
+	is.True(errors.Is(err, payments.ErrNotFound))
+	is.True(errors.Is(fmt.Errorf("loading the order: %w", err), payments.ErrNotFound)) // wrapped
+	is.True(!errors.Is(err, payments.ErrInvalid))
+	_, err = svc.CreateCharge(ctx, payments.CreateChargeParams{CorrelationID: "c1", Value: -1})
+	is.True(errors.Is(err, payments.ErrInvalid))
+	is.Equal(payments.ErrorField(err), "value") // still the error it was
+	is.True(!errors.Is(errors.New("disk on fire"), payments.ErrInternal))
+	is.True(errors.Is(payments.ErrConflict, payments.ErrConflict))
+	is.Equal(payments.ErrorCode(payments.ErrUnavailable), payments.EUNAVAILABLE)
 }
