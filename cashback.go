@@ -147,10 +147,8 @@ const cashbackRefundPrefix = "cashback-"
 // GetOrCreateExclusiveCashback promises the customer with taxID an exclusive cashback of
 // value centavos. When one is already pending for that tax ID it is returned instead, with
 // created false, and nothing changes; value must be valid either way (EINVALID "value").
-func (s *Service) GetOrCreateExclusiveCashback(ctx context.Context, taxID string, value int64) (Cashback, bool, error) {
-	var cb Cashback
-	created := false
-	err := s.update(ctx, func(t *txn) error {
+func (s *Service) GetOrCreateExclusiveCashback(ctx context.Context, taxID string, value int64) (cb Cashback, created bool, err error) {
+	err = s.update(ctx, func(t *txn) error {
 		cb, created = Cashback{}, false // afresh on every run: the store may run this function again
 		if value <= 0 || value > MaxChargeValue {
 			// bad input is refused, pending cashback or not

@@ -62,7 +62,7 @@ type SubaccountTransfer struct {
 // unchanged; created says which. A key of one of the company's accounts (the company's own
 // key included) is a conflict on "pixKey". A key whose subaccount was deleted makes a new
 // subaccount over the same books (see DeleteSubaccount).
-func (s *Service) CreateSubaccount(ctx context.Context, p CreateSubaccountParams) (Subaccount, bool, error) {
+func (s *Service) CreateSubaccount(ctx context.Context, p CreateSubaccountParams) (sa Subaccount, created bool, err error) {
 	key, _, err := parsePixKey("pixKey", p.PixKey, "")
 	if err != nil {
 		return Subaccount{}, false, err
@@ -74,8 +74,6 @@ func (s *Service) CreateSubaccount(ctx context.Context, p CreateSubaccountParams
 	if name == "" {
 		return Subaccount{}, false, invalid("name", "name is required")
 	}
-	var sa Subaccount
-	var created bool
 	err = s.update(ctx, func(t *txn) error {
 		sa, created = Subaccount{}, false // afresh on every run: the store may run this function again
 		var err error

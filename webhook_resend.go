@@ -103,7 +103,7 @@ type ResendWebhookEventsParams struct {
 // true when the range holds others; call again with After set to the last attempt's Seq.
 // It stops early, without error, when ctx is done. Events stored before this method
 // existed are not indexed by time and are not found; ResendWebhookEvent sends them.
-func (s *Service) ResendWebhookEvents(ctx context.Context, id string, p ResendWebhookEventsParams) ([]WebhookAttempt, bool, error) {
+func (s *Service) ResendWebhookEvents(ctx context.Context, id string, p ResendWebhookEventsParams) (attempts []WebhookAttempt, more bool, err error) {
 	switch {
 	case p.From.IsZero():
 		return nil, false, invalid("from", "from is required")
@@ -118,7 +118,6 @@ func (s *Service) ResendWebhookEvents(ctx context.Context, id string, p ResendWe
 	}
 	var rec webhookRecord
 	var evs []Event
-	var more bool
 	err = s.view(ctx, func(t *txn) error {
 		if err := t.get(collWebhooks, id, "webhook", &rec); err != nil {
 			return err
