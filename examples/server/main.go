@@ -366,6 +366,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 
 	// Listen first: the default base URL is the address actually bound (-addr may say port 0).
 	ln, err := net.Listen("tcp", cfg.addr)
+	if errors.Is(err, syscall.EADDRINUSE) {
+		return fmt.Errorf("%w: another process is listening on %s (another server still running?); stop it, or pick another address with -addr, e.g. -addr 127.0.0.1:8081 (port 0 takes any free one)", err, cfg.addr)
+	}
 	if err != nil {
 		return err
 	}

@@ -171,6 +171,20 @@ func TestRun_BadFlags(t *testing.T) {
 	is.True(err != nil) // so are stray arguments
 }
 
+// TestRun_AddressInUse: an -addr another process listens on says so, and how to pick
+// another.
+func TestRun_AddressInUse(t *testing.T) {
+	is := is.New(t)
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	is.NoErr(err)
+	defer taken.Close()
+	var stdout, stderr lockedBuffer
+	err = run(context.Background(), []string{"-db", filepath.Join(t.TempDir(), "x.db"), "-addr", taken.Addr().String()}, &stdout, &stderr, nil)
+	is.True(err != nil)
+	is.True(strings.Contains(err.Error(), "another process is listening on "+taken.Addr().String())) // what happened
+	is.True(strings.Contains(err.Error(), "-addr"))                                                  // and what to do
+}
+
 // TestRun_Links: the links a charge carries point at this server (or at -base-url), and
 // the QR image is served there without an App ID; the sandbox pays the charge. The tick
 // loop runs every millisecond meanwhile, and stops cleanly with the server.
