@@ -175,6 +175,27 @@ func (e *usageError) Error() string {
 
 func badFlag(format string, args ...any) error { return &usageError{msg: fmt.Sprintf(format, args...)} }
 
+// durationFlag is fs.DurationVar whose refusal of a bare number ("-tick 1") says a duration
+// needs its unit, where the flag package says only "parse error".
+func durationFlag(fs *flag.FlagSet, p *time.Duration, name string, value time.Duration, usage string) {
+	*p = value
+	fs.Var((*durationValue)(p), name, usage)
+}
+
+// durationValue is a flag.Value of a time.Duration.
+type durationValue time.Duration
+
+func (d *durationValue) String() string { return time.Duration(*d).String() }
+
+func (d *durationValue) Set(s string) error {
+	v, err := time.ParseDuration(s)
+	if err != nil {
+		return fmt.Errorf("not a duration: give a number with its unit, such as 5s, 500ms or 1m")
+	}
+	*d = durationValue(v)
+	return nil
+}
+
 // config is the parsed command line.
 type config struct {
 	addr, db, baseURL, vendor          string
@@ -220,10 +241,10 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&c.psp.send, "psp-send", "efi", "-rail apipix: the PSP's extension for sending Pix (payments, withdrawals): efi, or none to refuse payouts")
 	fs.StringVar(&c.psp.withdrawalKey, "psp-withdrawal-key", "", "-rail apipix: the Pix key of the company's account at another bank, where withdrawals go (default: withdrawals are refused)")
 	fs.StringVar(&c.psp.webhookSecret, "psp-webhook-secret", "", "-rail apipix: the secret the PSP's webhook calls must carry (in their hmac parameter)")
-	fs.DurationVar(&c.psp.reconcile, "psp-reconcile", defaultReconcile, "-rail apipix: how often to list what the PSP received and record what its webhook missed")
+	durationFlag(fs, &c.psp.reconcile, "psp-reconcile", defaultReconcile, "-rail apipix: how often (a `duration`, such as 1m) to list what the PSP received and record what its webhook missed")
 	fs.BoolVar(&c.newApp, "new-app", false, "create a new application and print its App ID")
-	fs.DurationVar(&c.tick, "tick", defaultTick, "how often to expire charges and re-send or settle outgoing orders (0 turns it off)")
-	fs.DurationVar(&c.webhookTimeout, "webhook-timeout", payments.DefaultWebhookTimeout, "how long one webhook delivery may take")
+	durationFlag(fs, &c.tick, "tick", defaultTick, "how often (a `duration`, such as 5s) to expire charges and re-send or settle outgoing orders (0 turns it off)")
+	durationFlag(fs, &c.webhookTimeout, "webhook-timeout", payments.DefaultWebhookTimeout, "how long (a `duration`, such as 100s) one webhook delivery may take")
 	fs.StringVar(&c.adminAddr, "admin-addr", "", "operator listener for /metrics, /debug/pprof/ and /backup, e.g. 127.0.0.1:9090 (default off; loopback only)")
 	fs.BoolVar(&c.adminAllowRemote, "admin-allow-remote", false, "let -admin-addr be a non-loopback address (it has no authentication)")
 	fs.BoolVar(&c.requestLog, "request-log", true, "log one line per API request (request id, method, route, status, duration)")

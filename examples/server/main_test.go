@@ -488,3 +488,13 @@ func TestRun_ShutdownCutsLongRequests(t *testing.T) {
 	is.NoErr(srv.stop()) // stopped cleanly, the request cut short
 	is.True(strings.Contains(srv.stderr.String(), "requests still running after the shutdown timeout were cut short"))
 }
+
+// TestRun_TickWithoutUnit: "-tick 1" is refused with what a duration needs, not the flag
+// package's bare "parse error".
+func TestRun_TickWithoutUnit(t *testing.T) {
+	is := is.New(t)
+	var stdout, stderr lockedBuffer
+	err := run(context.Background(), []string{"-db", filepath.Join(t.TempDir(), "x.db"), "-tick", "1"}, &stdout, &stderr, nil)
+	is.True(err != nil)
+	is.True(strings.Contains(stderr.String(), "give a number with its unit, such as 5s")) // says how
+}
