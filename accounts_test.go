@@ -14,6 +14,7 @@ import (
 )
 
 func TestService_DefaultAccount(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		is := is.New(t)
 		a, err := e.svc.DefaultAccount(ctx)
@@ -42,6 +43,7 @@ func TestService_DefaultAccount(t *testing.T) {
 }
 
 func TestService_AccountHold(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		is := is.New(t)
 		a, err := e.svc.DefaultAccount(ctx)
@@ -83,13 +85,14 @@ func TestService_AccountHold(t *testing.T) {
 }
 
 func TestService_AccountsCompanyIsolation(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		is := is.New(t)
 		mine, err := e.svc.DefaultAccount(ctx)
 		is.NoErr(err)
 		is.NoErr(e.svc.FundAccountForTest(ctx, mine.AccountID, 1000))
 
-		co, err := e.svc.CreateCompany(ctx, payments.CompanyParams{Name: "Second"})
+		co, err := e.svc.CreateCompany(ctx, payments.CreateCompanyParams{Name: "Second"})
 		is.NoErr(err)
 		other, err := e.svc.Company(ctx, co.ID)
 		is.NoErr(err)
@@ -116,6 +119,7 @@ func TestService_AccountsCompanyIsolation(t *testing.T) {
 }
 
 func TestService_CloseAccount(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		def, err := e.svc.DefaultAccount(ctx)
 		if err != nil {
@@ -238,7 +242,7 @@ func TestService_CloseAccount(t *testing.T) {
 		t.Run("OtherCompany", func(t *testing.T) {
 			is := is.New(t)
 			a := newAccount(t, "")
-			co, err := e.svc.CreateCompany(ctx, payments.CompanyParams{Name: "Second"})
+			co, err := e.svc.CreateCompany(ctx, payments.CreateCompanyParams{Name: "Second"})
 			is.NoErr(err)
 			other, err := e.svc.Company(ctx, co.ID)
 			is.NoErr(err)
@@ -271,6 +275,7 @@ func accountTotal(t *testing.T, svc *payments.Service) int {
 // runs: whichever commits first, the account never ends closed with money in it, and the
 // money is where one of the two outcomes puts it.
 func TestService_CloseAccount_RaceWithTransfer(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		is := is.New(t)
 		def, err := e.svc.DefaultAccount(ctx)

@@ -62,16 +62,21 @@ func (a Application) AppID() string {
 	return base64.StdEncoding.EncodeToString([]byte(a.ClientID + ":" + a.ClientSecret))
 }
 
-// ApplicationParams create an application. Name is required and unique within the
+// CreateApplicationParams create an application. Name is required and unique within the
 // company; Type defaults to ApplicationAPI and may be any of the ApplicationTypes (in any
 // case). Errors name the fields
 // "application.name" and "application.type", as the wire body nests them.
-type ApplicationParams struct {
+type CreateApplicationParams struct {
 	Name string
 	Type ApplicationType
 }
 
-func (p ApplicationParams) check() (ApplicationParams, error) {
+// ApplicationParams is the former name of CreateApplicationParams.
+//
+// Deprecated: use CreateApplicationParams.
+type ApplicationParams = CreateApplicationParams
+
+func (p CreateApplicationParams) check() (CreateApplicationParams, error) {
 	name, err := cleanString("application.name", p.Name, 200)
 	if err != nil {
 		return p, err
@@ -129,7 +134,7 @@ func hashSecret(secret string) string {
 // CreateApplication creates API credentials for this Service's company and returns them
 // with the client secret, which is shown this once. Names are unique within a company: a
 // taken name is a conflict.
-func (s *Service) CreateApplication(ctx context.Context, p ApplicationParams) (Application, error) {
+func (s *Service) CreateApplication(ctx context.Context, p CreateApplicationParams) (Application, error) {
 	p, err := p.check()
 	if err != nil {
 		return Application{}, err
@@ -144,7 +149,7 @@ func (s *Service) CreateApplication(ctx context.Context, p ApplicationParams) (A
 }
 
 // createApplication stores a new application of companyID; p must be checked.
-func (t *txn) createApplication(companyID string, p ApplicationParams) (Application, error) {
+func (t *txn) createApplication(companyID string, p CreateApplicationParams) (Application, error) {
 	var raw [secretBytes]byte
 	t.svc.core.ids.read(raw[:])
 	secret := clientSecretPrefix + base64.RawURLEncoding.EncodeToString(raw[:])

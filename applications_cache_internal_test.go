@@ -20,7 +20,7 @@ func TestAuthenticate_CacheTTL(t *testing.T) {
 	is := is.New(t)
 	ctx := context.Background()
 	svc, clock := newMemoryService(t)
-	a, err := svc.CreateApplication(ctx, ApplicationParams{Name: "elsewhere"})
+	a, err := svc.CreateApplication(ctx, CreateApplicationParams{Name: "elsewhere"})
 	is.NoErr(err)
 	_, err = svc.Authenticate(ctx, a.AppID())
 	is.NoErr(err) // verified and cached
@@ -100,7 +100,7 @@ func TestDeactivateApplication_RefusedKeepsCache(t *testing.T) {
 	is := is.New(t)
 	ctx := context.Background()
 	svc, _ := newMemoryService(t)
-	a, err := svc.CreateApplication(ctx, ApplicationParams{Name: "only"})
+	a, err := svc.CreateApplication(ctx, CreateApplicationParams{Name: "only"})
 	is.NoErr(err)
 	before := authEpoch.Load()
 	_, err = svc.DeactivateApplication(ctx, "no-such-client")
@@ -108,7 +108,7 @@ func TestDeactivateApplication_RefusedKeepsCache(t *testing.T) {
 	_, err = svc.DeactivateApplication(ctx, a.ClientID)
 	is.Equal(ErrorCode(err), EPRECONDITION) // the last active one
 	is.Equal(authEpoch.Load(), before)      // nothing changed, nothing emptied
-	b, err := svc.CreateApplication(ctx, ApplicationParams{Name: "second"})
+	b, err := svc.CreateApplication(ctx, CreateApplicationParams{Name: "second"})
 	is.NoErr(err)
 	_, err = svc.DeactivateApplication(ctx, b.ClientID)
 	is.NoErr(err)

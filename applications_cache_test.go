@@ -14,19 +14,20 @@ import (
 // never answers for a deactivated application once DeactivateApplication has returned,
 // whichever Service of the process asks, and never for a wrong secret or another company.
 func TestService_Authenticate_Cache(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		// newApp is an application of a new company (the company's first one stays active,
 		// so that the second can be deactivated).
 		newApp := func(t *testing.T, name string) (*payments.Service, payments.Application) {
 			t.Helper()
 			is := is.New(t)
-			co, err := e.svc.CreateCompany(ctx, payments.CompanyParams{Name: name})
+			co, err := e.svc.CreateCompany(ctx, payments.CreateCompanyParams{Name: name})
 			is.NoErr(err)
 			svc, err := e.svc.Company(ctx, co.ID)
 			is.NoErr(err)
-			_, err = svc.CreateApplication(ctx, payments.ApplicationParams{Name: "keeper"})
+			_, err = svc.CreateApplication(ctx, payments.CreateApplicationParams{Name: "keeper"})
 			is.NoErr(err)
-			a, err := svc.CreateApplication(ctx, payments.ApplicationParams{Name: "cached"})
+			a, err := svc.CreateApplication(ctx, payments.CreateApplicationParams{Name: "cached"})
 			is.NoErr(err)
 			return svc, a
 		}

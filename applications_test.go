@@ -14,10 +14,11 @@ import (
 )
 
 func TestService_CreateApplication(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		t.Run("OK", func(t *testing.T) {
 			is := is.New(t)
-			a, err := e.svc.CreateApplication(ctx, payments.ApplicationParams{Name: "site"})
+			a, err := e.svc.CreateApplication(ctx, payments.CreateApplicationParams{Name: "site"})
 			is.NoErr(err)
 			is.Equal(a.Name, "site")
 			is.Equal(a.Type, payments.ApplicationAPI) // type defaults to API
@@ -36,7 +37,7 @@ func TestService_CreateApplication(t *testing.T) {
 		})
 		t.Run("SecretStoredHashed", func(t *testing.T) {
 			is := is.New(t)
-			a, err := e.svc.CreateApplication(ctx, payments.ApplicationParams{Name: "hashed"})
+			a, err := e.svc.CreateApplication(ctx, payments.CreateApplicationParams{Name: "hashed"})
 			is.NoErr(err)
 			err = e.store.View(ctx, func(tx store.Tx) error {
 				r, err := tx.GetByKey("applications", "_system", "clientId:"+a.ClientID)
@@ -48,31 +49,31 @@ func TestService_CreateApplication(t *testing.T) {
 		})
 		t.Run("TwoSecretsDiffer", func(t *testing.T) {
 			is := is.New(t)
-			a, err := e.svc.CreateApplication(ctx, payments.ApplicationParams{Name: "one"})
+			a, err := e.svc.CreateApplication(ctx, payments.CreateApplicationParams{Name: "one"})
 			is.NoErr(err)
-			b, err := e.svc.CreateApplication(ctx, payments.ApplicationParams{Name: "two"})
+			b, err := e.svc.CreateApplication(ctx, payments.CreateApplicationParams{Name: "two"})
 			is.NoErr(err)
 			is.True(a.ClientID != b.ClientID)         // unique client ids
 			is.True(a.ClientSecret != b.ClientSecret) // random secrets
 		})
 		t.Run("ErrDuplicateName", func(t *testing.T) {
 			is := is.New(t)
-			_, err := e.svc.CreateApplication(ctx, payments.ApplicationParams{Name: "dup"})
+			_, err := e.svc.CreateApplication(ctx, payments.CreateApplicationParams{Name: "dup"})
 			is.NoErr(err)
-			_, err = e.svc.CreateApplication(ctx, payments.ApplicationParams{Name: " dup "})
+			_, err = e.svc.CreateApplication(ctx, payments.CreateApplicationParams{Name: " dup "})
 			is.Equal(payments.ErrorCode(err), payments.ECONFLICT) // names are unique within a company
 			is.Equal(payments.ErrorField(err), "application.name")
 		})
 		t.Run("ErrNameRequired", func(t *testing.T) {
 			is := is.New(t)
-			_, err := e.svc.CreateApplication(ctx, payments.ApplicationParams{Name: "  "})
+			_, err := e.svc.CreateApplication(ctx, payments.CreateApplicationParams{Name: "  "})
 			is.Equal(payments.ErrorCode(err), payments.EINVALID) // a name is required
 			is.Equal(payments.ErrorField(err), "application.name")
 		})
 		t.Run("Types", func(t *testing.T) {
 			is := is.New(t)
 			for _, typ := range []payments.ApplicationType{"PLUGIN", "oracle", " API "} {
-				a, err := e.svc.CreateApplication(ctx, payments.ApplicationParams{Name: "t-" + string(typ), Type: typ})
+				a, err := e.svc.CreateApplication(ctx, payments.CreateApplicationParams{Name: "t-" + string(typ), Type: typ})
 				is.NoErr(err) // the real API's three types
 				is.Equal(string(a.Type), strings.ToUpper(strings.TrimSpace(string(typ))))
 				svc, err := e.svc.Authenticate(ctx, a.AppID())
@@ -82,7 +83,7 @@ func TestService_CreateApplication(t *testing.T) {
 		})
 		t.Run("ErrType", func(t *testing.T) {
 			is := is.New(t)
-			_, err := e.svc.CreateApplication(ctx, payments.ApplicationParams{Name: "x", Type: "WEB"})
+			_, err := e.svc.CreateApplication(ctx, payments.CreateApplicationParams{Name: "x", Type: "WEB"})
 			is.Equal(payments.ErrorCode(err), payments.EINVALID) // not a type of the real API
 			is.Equal(payments.ErrorField(err), "application.type")
 		})
@@ -90,9 +91,10 @@ func TestService_CreateApplication(t *testing.T) {
 }
 
 func TestService_Authenticate(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		is := is.New(t)
-		a, err := e.svc.CreateApplication(ctx, payments.ApplicationParams{Name: "auth"})
+		a, err := e.svc.CreateApplication(ctx, payments.CreateApplicationParams{Name: "auth"})
 		is.NoErr(err)
 		b64 := func(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }
 
@@ -131,7 +133,7 @@ func TestService_Authenticate(t *testing.T) {
 
 		t.Run("Deactivated", func(t *testing.T) {
 			is := is.New(t)
-			d, err := e.svc.CreateApplication(ctx, payments.ApplicationParams{Name: "to-deactivate"})
+			d, err := e.svc.CreateApplication(ctx, payments.CreateApplicationParams{Name: "to-deactivate"})
 			is.NoErr(err)
 			got, err := e.svc.DeactivateApplication(ctx, d.ClientID)
 			is.NoErr(err)
@@ -145,6 +147,7 @@ func TestService_Authenticate(t *testing.T) {
 }
 
 func TestService_ListApplications(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		is := is.New(t)
 		apps, page, err := e.svc.ListApplications(ctx, payments.ListParams{})
@@ -153,7 +156,7 @@ func TestService_ListApplications(t *testing.T) {
 		is.Equal(page.TotalCount, 0)
 
 		for _, name := range []string{"a", "b", "c"} {
-			_, err := e.svc.CreateApplication(ctx, payments.ApplicationParams{Name: name})
+			_, err := e.svc.CreateApplication(ctx, payments.CreateApplicationParams{Name: name})
 			is.NoErr(err)
 			e.clock.Advance(1e9)
 		}
@@ -169,14 +172,15 @@ func TestService_ListApplications(t *testing.T) {
 }
 
 func TestService_DeactivateApplication(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		t.Run("ErrLastActive", func(t *testing.T) {
 			is := is.New(t)
-			co, err := e.svc.CreateCompany(ctx, payments.CompanyParams{Name: "Alone"})
+			co, err := e.svc.CreateCompany(ctx, payments.CreateCompanyParams{Name: "Alone"})
 			is.NoErr(err)
 			svc, err := e.svc.Company(ctx, co.ID)
 			is.NoErr(err)
-			a, err := svc.CreateApplication(ctx, payments.ApplicationParams{Name: "only"})
+			a, err := svc.CreateApplication(ctx, payments.CreateApplicationParams{Name: "only"})
 			is.NoErr(err)
 			_, err = svc.DeactivateApplication(ctx, a.ClientID)
 			is.Equal(payments.ErrorCode(err), payments.EPRECONDITION) // the last active one stays
@@ -185,7 +189,7 @@ func TestService_DeactivateApplication(t *testing.T) {
 			_, err = e.svc.Authenticate(ctx, a.AppID())
 			is.NoErr(err) // and it still works
 
-			b, err := svc.CreateApplication(ctx, payments.ApplicationParams{Name: "second"})
+			b, err := svc.CreateApplication(ctx, payments.CreateApplicationParams{Name: "second"})
 			is.NoErr(err)
 			got, err := svc.DeactivateApplication(ctx, a.ClientID)
 			is.NoErr(err) // with another active one, it may go
@@ -198,13 +202,13 @@ func TestService_DeactivateApplication(t *testing.T) {
 		})
 		t.Run("ConcurrentLastTwo", func(t *testing.T) {
 			is := is.New(t)
-			co, err := e.svc.CreateCompany(ctx, payments.CompanyParams{Name: "Two"})
+			co, err := e.svc.CreateCompany(ctx, payments.CreateCompanyParams{Name: "Two"})
 			is.NoErr(err)
 			svc, err := e.svc.Company(ctx, co.ID)
 			is.NoErr(err)
 			var ids []string
 			for _, name := range []string{"a", "b"} {
-				a, err := svc.CreateApplication(ctx, payments.ApplicationParams{Name: name})
+				a, err := svc.CreateApplication(ctx, payments.CreateApplicationParams{Name: name})
 				is.NoErr(err)
 				ids = append(ids, a.ClientID)
 			}
@@ -236,9 +240,9 @@ func TestService_DeactivateApplication(t *testing.T) {
 		})
 		t.Run("ErrOtherCompany", func(t *testing.T) {
 			is := is.New(t)
-			pr, _, err := e.svc.CreatePreRegistration(ctx, payments.PreRegistrationParams{Name: "Other", TaxID: "11.222.333/0001-81"})
+			pr, _, err := e.svc.CreatePreRegistration(ctx, payments.CreatePreRegistrationParams{Name: "Other", TaxID: "11.222.333/0001-81"})
 			is.NoErr(err)
-			a, _, err := e.svc.CreatePartnerApplication(ctx, pr.Details.TaxID.TaxID, payments.ApplicationParams{Name: "api"})
+			a, _, err := e.svc.CreatePartnerApplication(ctx, pr.Details.TaxID.TaxID, payments.CreateApplicationParams{Name: "api"})
 			is.NoErr(err)
 			_, err = e.svc.DeactivateApplication(ctx, a.ClientID)
 			is.Equal(payments.ErrorCode(err), payments.ENOTFOUND) // another company's application is not visible

@@ -23,6 +23,7 @@ import (
 // transfer between accounts, restores each, and audits the copy: a snapshot is one
 // committed state, so its ledger balances and its books agree with the journal.
 func TestService_Backup(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		is := is.New(t)
 		restore := restorer(e.store)

@@ -111,7 +111,7 @@ func BenchmarkCreateChargeCompanies(b *testing.B) {
 				e := newEnv(b, st)
 				svcs := []*payments.Service{e.svc}
 				for i := 1; i < companies; i++ {
-					co, err := e.svc.CreateCompany(ctx, payments.CompanyParams{Name: fmt.Sprint("Company ", i)})
+					co, err := e.svc.CreateCompany(ctx, payments.CreateCompanyParams{Name: fmt.Sprint("Company ", i)})
 					if err != nil {
 						b.Fatal(err)
 					}

@@ -160,11 +160,12 @@ type CreateChargeParams struct {
 	// Comment is at most 140 characters. The charge keeps all of it; its BR Code carries
 	// as much of it as fits next to the Pix key (folded to ASCII), or none.
 	Comment string
-	// ExpiresIn (seconds, at least 300, default 86400) or ExpiresDate (ISO 8601; without a
-	// zone it is UTC) bound a DYNAMIC charge, at most 10 years ahead; with both, ExpiresDate
-	// wins. OVERDUE charges expire DaysAfterDueDate days after their due day.
+	// ExpiresIn (seconds, at least 300, default 86400) or ExpiresDate (an instant; the zero
+	// time is not given; kept in UTC to the millisecond) bound a DYNAMIC charge, at most 10
+	// years ahead; with both, ExpiresDate wins. OVERDUE charges expire DaysAfterDueDate days
+	// after their due day.
 	ExpiresIn   int64
-	ExpiresDate string
+	ExpiresDate time.Time
 	// Customer is created, or linked when one with the same correlationID or tax ID exists;
 	// the charge carries it as sent. A tax ID another customer (of another correlationID)
 	// has is ECONFLICT on "customer.taxID".
@@ -386,18 +387,14 @@ func (c Charge) txid() string {
 	return c.Identifier[:25]
 }
 
-// expiry computes an expiry time from expiresIn seconds or an ISO 8601 expiresDate. With
-// both, expiresDate wins, as in the real API, and expiresIn is not read at all, whatever it
-// holds (a client may send a default beside the date; TestService_CreateCharge's
-// BothDateWinsOverBadIn). Both have the same bounds: 15 minutes to 10 years from now.
-func expiry(now time.Time, expiresIn int64, expiresDate string) (time.Time, error) {
+// expiry computes an expiry time from expiresIn seconds or an expiresDate (the zero time:
+// none). With both, expiresDate wins, as in the real API, and expiresIn is not read at all,
+// whatever it holds (a client may send a default beside the date; TestService_CreateCharge's
+// BothDateWinsOverBadIn). Both have the same bounds: 5 minutes to 10 years from now.
+func expiry(now time.Time, expiresIn int64, expiresDate time.Time) (time.Time, error) {
 	switch {
-	case expiresDate != "":
-		at, err := parseISODate(expiresDate)
-		if err != nil {
-			return time.Time{}, invalid("expiresDate", "expiresDate must be an ISO 8601 date or date-time, e.g. 2026-12-31T23:59:59Z")
-		}
-		at = at.UTC().Truncate(time.Millisecond)
+	case !expiresDate.IsZero():
+		at := expiresDate.UTC().Truncate(time.Millisecond)
 		if at.Before(now.Add(MinChargeExpiresIn * time.Second)) {
 			return time.Time{}, invalid("expiresDate", "expiresDate must be at least 5 minutes (%d seconds) from now", MinChargeExpiresIn)
 		}
@@ -412,22 +409,6 @@ func expiry(now time.Time, expiresIn int64, expiresDate string) (time.Time, erro
 	default:
 		return now.Add(time.Duration(expiresIn) * time.Second), nil
 	}
-}
-
-// parseISODate accepts ISO 8601 date-times with a zone (RFC 3339, fractional seconds
-// allowed), date-times without one, read as UTC as the real API does (seconds optional),
-// and plain dates, which mean the end of that day in UTC.
-func parseISODate(s string) (time.Time, error) {
-	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999", "2006-01-02T15:04"} {
-		if t, err := time.Parse(layout, s); err == nil {
-			return t, nil
-		}
-	}
-	d, err := time.Parse(time.DateOnly, s)
-	if err != nil {
-		return time.Time{}, err
-	}
-	return d.Add(24*time.Hour - time.Millisecond), nil
 }
 
 // wholeSeconds is the number of whole seconds from "from" to "to", exact over any span
@@ -799,11 +780,12 @@ func (s *Service) DeleteCharge(ctx context.Context, id string) error {
 }
 
 // UpdateChargeExpiry moves when the ACTIVE DYNAMIC charge id (an id DeleteCharge takes)
-// expires to expiresDate, read as CreateChargeParams.ExpiresDate is (at least 15 minutes
-// and at most 10 years from now), and returns the charge; expiresIn then counts from its
-// creation. An OVERDUE charge's expiry follows its due date, and a paid or expired charge
-// has none to move (EPRECONDITION). The BR Code does not change: it carries no expiry.
-func (s *Service) UpdateChargeExpiry(ctx context.Context, id, expiresDate string) (Charge, error) {
+// expires to expiresDate, read as CreateChargeParams.ExpiresDate is (at least 5 minutes
+// and at most 10 years from now; the zero time is EINVALID on "expiresDate"), and returns
+// the charge; expiresIn then counts from its creation. An OVERDUE charge's expiry follows
+// its due date, and a paid or expired charge has none to move (EPRECONDITION). The BR Code
+// does not change: it carries no expiry.
+func (s *Service) UpdateChargeExpiry(ctx context.Context, id string, expiresDate time.Time) (Charge, error) {
 	var out Charge
 	err := s.update(ctx, func(t *txn) error {
 		c, err := t.findCharge(id)
@@ -819,10 +801,10 @@ func (s *Service) UpdateChargeExpiry(ctx context.Context, id, expiresDate string
 			return precondition("id", "the charge has expired")
 		case t.svc.atBank(c):
 			return precondition("expiresDate", "the charge is registered with the bank, and this version does not move a bank charge's expiry: delete it and create another")
-		case strings.TrimSpace(expiresDate) == "":
+		case expiresDate.IsZero():
 			return invalid("expiresDate", "expiresDate is required")
 		}
-		at, err := expiry(t.now, 0, strings.TrimSpace(expiresDate))
+		at, err := expiry(t.now, 0, expiresDate)
 		if err != nil {
 			return err
 		}

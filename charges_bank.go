@@ -20,14 +20,14 @@ import (
 //     then registers it (up to bankIssueAttempts calls, each bounded by
 //     Options.SendTimeout, all under one txid, so a retried registration is one charge at
 //     the bank); then records it, with the bank's BR Code, in the write transaction. A bank
-//     that does not register it is EUNAVAILABLE on "bank" (503 on the wire) and nothing is
+//     that does not register it is an EUNAVAILABLE *Error on "bank" and nothing is
 //     recorded. A registration the bank made but never answered holds a code nobody was
 //     given, which nobody can pay; it expires at the bank with the charge's time.
 //   - The txid is the charge's transactionID, 32 letters and digits (the API Pix wants 26
 //     to 35), so the bank's Pix route to the charge as every received Pix does
 //     (receive_routing.go).
 //   - DeleteCharge withdraws the charge at the bank before deleting it, so a deleted
-//     charge cannot be paid; if the bank does not answer, nothing is deleted (503).
+//     charge cannot be paid; if the bank does not answer, nothing is deleted (EUNAVAILABLE).
 //   - The charges the Service makes by itself (a subscription's, in the due pass) keep the
 //     static code with the company's key, which is payable wherever the key is held and
 //     routes by its txid too.

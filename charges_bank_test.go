@@ -67,7 +67,7 @@ func newBankService(t *testing.T) (*payments.Service, *collectingBank, *payments
 	clock := payments.NewManualClock(t0)
 	bank := &collectingBank{Rail: sandbox.New(clock, 0)}
 	svc, err := payments.New(memory.New(), payments.Options{Clock: clock, Rail: bank, BankCharges: true,
-		DefaultCompany: payments.CompanyParams{Name: "Loja Exemplo", PixKey: "pix@loja.example.com", MerchantName: "Loja Exemplo", MerchantCity: "Sao Paulo"}})
+		DefaultCompany: payments.CreateCompanyParams{Name: "Loja Exemplo", PixKey: "pix@loja.example.com", MerchantName: "Loja Exemplo", MerchantCity: "Sao Paulo"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,6 +75,7 @@ func newBankService(t *testing.T) (*payments.Service, *collectingBank, *payments
 }
 
 func TestBankCharges_Dynamic(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	svc, bank, _ := newBankService(t)
 	c, err := svc.CreateCharge(ctx, payments.CreateChargeParams{CorrelationID: "c1", Value: 1990, Comment: "pedido 1",
@@ -110,6 +111,7 @@ func TestBankCharges_Dynamic(t *testing.T) {
 }
 
 func TestBankCharges_BankDown(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	svc, bank, _ := newBankService(t)
 	bank.failIssue = 100
@@ -134,6 +136,7 @@ func TestBankCharges_BankDown(t *testing.T) {
 }
 
 func TestBankCharges_NoCallForWhatFailsHere(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	svc, bank, _ := newBankService(t)
 	_, err := svc.CreateCharge(ctx, payments.CreateChargeParams{CorrelationID: "c1", Value: -5})
@@ -155,6 +158,7 @@ func TestBankCharges_NoCallForWhatFailsHere(t *testing.T) {
 }
 
 func TestBankCharges_Overdue(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	svc, bank, _ := newBankService(t)
 	p := payments.CreateChargeParams{CorrelationID: "o1", Value: 10000, Type: payments.ChargeOverdue, DaysForDueDate: 5, DaysAfterDueDate: 10,
@@ -175,11 +179,12 @@ func TestBankCharges_Overdue(t *testing.T) {
 }
 
 func TestBankCharges_DeleteAndExpiry(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	svc, bank, _ := newBankService(t)
 	c, err := svc.CreateCharge(ctx, payments.CreateChargeParams{CorrelationID: "c1", Value: 100})
 	is.NoErr(err)
-	_, err = svc.UpdateChargeExpiry(ctx, c.CorrelationID, "2026-12-01T00:00:00Z")
+	_, err = svc.UpdateChargeExpiry(ctx, c.CorrelationID, time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC))
 	is.Equal(payments.ErrorCode(err), payments.EPRECONDITION) // not moved at the bank: refused, saying so
 
 	bank.failRemove = true
@@ -198,6 +203,7 @@ func TestBankCharges_DeleteAndExpiry(t *testing.T) {
 }
 
 func TestBankCharges_NeedsACollector(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	_, err := payments.New(memory.New(), payments.Options{Rail: sendOnly{}, BankCharges: true})
 	is.True(err != nil) // a Rail that registers no charges cannot take them
@@ -219,9 +225,10 @@ func (sendOnly) ResolveKey(_ context.Context, key string, kt brcode.KeyType) (ra
 // TestPayment_BankWithoutKeyLookup: a bank that cannot say who owns a key (the API Pix)
 // still takes a payment to it, named by the key alone.
 func TestPayment_BankWithoutKeyLookup(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	svc, err := payments.New(memory.New(), payments.Options{Rail: sendOnly{}, Clock: payments.NewManualClock(t0),
-		DefaultCompany: payments.CompanyParams{Name: "Loja", PixKey: "pix@loja.example.com"}})
+		DefaultCompany: payments.CreateCompanyParams{Name: "Loja", PixKey: "pix@loja.example.com"}})
 	is.NoErr(err)
 	pay, err := svc.CreatePayment(ctx, payments.CreatePaymentParams{Type: payments.PaymentPixKey, Value: 500,
 		DestinationAlias: "bruno@example.com", DestinationAliasType: "EMAIL", CorrelationID: "p1"})
@@ -233,6 +240,7 @@ func TestPayment_BankWithoutKeyLookup(t *testing.T) {
 // TestBankCharges_StaticQRCodesStayLocal: a static QR code is a static BR Code with the
 // company's key, made here: the bank registers nothing for it.
 func TestBankCharges_StaticQRCodesStayLocal(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	svc, bank, _ := newBankService(t)
 	q, err := svc.CreatePixQRCode(ctx, payments.CreatePixQRCodeParams{Name: "balcão", CorrelationID: "q1", Value: 500})

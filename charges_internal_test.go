@@ -17,6 +17,7 @@ import (
 // Charges made by a subscription carry its correlationID; subscriptions themselves come
 // later, so this test sets the unexported field the way they will.
 func TestListCharges_SubscriptionFilter(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	ctx := context.Background()
 	svc, err := New(memory.New(), Options{})
@@ -45,6 +46,7 @@ func TestListCharges_SubscriptionFilter(t *testing.T) {
 // (made now: no txid key stored) or random after it (made by an older version: found by
 // its txid key, which it keeps when saved).
 func TestCharge_FoundByTxid(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	for _, tc := range []struct {
 		name          string
@@ -100,6 +102,7 @@ func TestCharge_FoundByTxid(t *testing.T) {
 // the charge id, and a paymentLinkID key) is found by its key, and after migrateLinks,
 // which gives its link record the id, by the record, also once saved without the key.
 func TestCharge_FoundByPaymentLink(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	ctx := context.Background()
 	st := memory.New()
@@ -130,7 +133,7 @@ func TestCharge_FoundByPaymentLink(t *testing.T) {
 	view, err := svc.PaymentLink(ctx, c.PaymentLinkID)
 	is.NoErr(err)
 	is.Equal(view.Value, int64(100))
-	co, err := svc.CreateCompany(ctx, CompanyParams{Name: "Other"})
+	co, err := svc.CreateCompany(ctx, CreateCompanyParams{Name: "Other"})
 	is.NoErr(err)
 	other, err := svc.Company(ctx, co.ID)
 	is.NoErr(err)
@@ -174,6 +177,7 @@ func TestCharge_FoundByPaymentLink(t *testing.T) {
 // days late, computes without wrapping. New charges cannot accrue past MaxChargeValue
 // (setOverdue), but a charge stored before that check was made may.
 func TestAmountsAt_NoOverflow(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	t0 := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
 	c := Charge{Type: ChargeOverdue, Value: MaxChargeValue, CreatedAt: t0, DaysForDueDate: 1, DaysAfterDueDate: MaxOverdueDays,
@@ -186,6 +190,7 @@ func TestAmountsAt_NoOverflow(t *testing.T) {
 // subscription index names by "|" get withStatus's names on open, once, and are listed by
 // customer and status as before; charges without either are left as they are.
 func TestMigrateChargeIndexes(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	ctx := context.Background()
 	st := memory.New()
@@ -245,6 +250,7 @@ func TestMigrateChargeIndexes(t *testing.T) {
 // when many charges share a creation time (a stopped clock) across page boundaries and
 // when they do not.
 func TestMigrateChargeIndexes_Pages(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	ctx := context.Background()
 	st := memory.New()

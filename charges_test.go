@@ -25,6 +25,7 @@ func createCharge(t *testing.T, e env, p payments.CreateChargeParams) payments.C
 }
 
 func TestService_CreateCharge(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		t.Run("OK", func(t *testing.T) {
 			is := is.New(t)
@@ -138,24 +139,23 @@ func TestService_CreateCharge(t *testing.T) {
 		})
 		t.Run("ExpiresDate", func(t *testing.T) {
 			is := is.New(t)
-			c := createCharge(t, e, payments.CreateChargeParams{CorrelationID: "exp-date", Value: 500, ExpiresDate: "2026-11-23T09:00:00-03:00"})
+			c := createCharge(t, e, payments.CreateChargeParams{CorrelationID: "exp-date", Value: 500, ExpiresDate: time.Date(2026, 11, 23, 9, 0, 0, 0, time.FixedZone("BRT", -3*3600))})
 			is.Equal(c.ExpiresDate, time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)) // offset honoured, stored in UTC
 			is.Equal(c.ExpiresIn, int64(86400))
-			c = createCharge(t, e, payments.CreateChargeParams{CorrelationID: "exp-day", Value: 500, ExpiresDate: "2026-11-30"})
-			is.Equal(c.ExpiresDate, time.Date(2026, 11, 30, 23, 59, 59, 999_000_000, time.UTC)) // a date means its end
+			c = createCharge(t, e, payments.CreateChargeParams{CorrelationID: "exp-day", Value: 500, ExpiresDate: time.Date(2026, 11, 30, 23, 59, 59, 999_999_999, time.UTC)})
+			is.Equal(c.ExpiresDate, time.Date(2026, 11, 30, 23, 59, 59, 999_000_000, time.UTC)) // kept to the millisecond
 		})
 		t.Run("ExpiresDateLenient", func(t *testing.T) {
 			for _, tc := range []struct {
-				name, date string
-				in         int64
-				want       time.Time
+				name string
+				date time.Time
+				in   int64
+				want time.Time
 			}{
-				{"NoOffsetIsUTC", "2026-11-23T09:00:00", 0, time.Date(2026, 11, 23, 9, 0, 0, 0, time.UTC)},
-				{"NoOffsetFraction", "2026-11-23T09:00:00.250", 0, time.Date(2026, 11, 23, 9, 0, 0, 250_000_000, time.UTC)},
-				{"NoOffsetNoSeconds", "2026-11-23T09:30", 0, time.Date(2026, 11, 23, 9, 30, 0, 0, time.UTC)},
-				{"BothDateWins", "2026-11-23T12:00:00Z", 3600, t0.Add(24 * time.Hour)},
-				{"BothDateWinsOverBadIn", "2026-11-23T12:00:00Z", 5, t0.Add(24 * time.Hour)},
-				{"TenYears", "2036-11-19T12:00:00Z", 0, t0.Add(payments.MaxChargeExpiresIn * time.Second)},
+				{"BothDateWins", t0.Add(24 * time.Hour), 3600, t0.Add(24 * time.Hour)},
+				{"BothDateWinsOverBadIn", t0.Add(24 * time.Hour), 5, t0.Add(24 * time.Hour)},
+				{"TenYears", time.Date(2036, 11, 19, 12, 0, 0, 0, time.UTC), 0, t0.Add(payments.MaxChargeExpiresIn * time.Second)},
+				{"OffsetToUTC", time.Date(2026, 11, 23, 9, 0, 0, 250_000_000, time.FixedZone("", 2*3600)), 0, time.Date(2026, 11, 23, 7, 0, 0, 250_000_000, time.UTC)},
 			} {
 				t.Run(tc.name, func(t *testing.T) {
 					is := is.New(t)
@@ -193,6 +193,7 @@ func TestService_CreateCharge(t *testing.T) {
 }
 
 func TestService_CreateCharge_Invalid(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name  string
 		p     payments.CreateChargeParams
@@ -203,12 +204,11 @@ func TestService_CreateCharge_Invalid(t *testing.T) {
 		{"NegativeValue", payments.CreateChargeParams{CorrelationID: "x", Value: -5}, "value"},
 		{"HugeValue", payments.CreateChargeParams{CorrelationID: "x", Value: 1_000_000_000_000}, "value"},
 		{"ExpiresInShort", payments.CreateChargeParams{CorrelationID: "x", Value: 100, ExpiresIn: 299}, "expiresIn"},
-		{"ExpiresDateNotISO", payments.CreateChargeParams{CorrelationID: "x", Value: 100, ExpiresDate: "23/11/2026"}, "expiresDate"},
-		{"ExpiresDatePast", payments.CreateChargeParams{CorrelationID: "x", Value: 100, ExpiresDate: "2026-11-22T12:04:00Z"}, "expiresDate"},
+		{"ExpiresDatePast", payments.CreateChargeParams{CorrelationID: "x", Value: 100, ExpiresDate: time.Date(2026, 11, 22, 12, 4, 0, 0, time.UTC)}, "expiresDate"},
 		{"ExpiresInTooFar", payments.CreateChargeParams{CorrelationID: "x", Value: 100, ExpiresIn: payments.MaxChargeExpiresIn + 1}, "expiresIn"},
-		{"ExpiresDateTooFar", payments.CreateChargeParams{CorrelationID: "x", Value: 100, ExpiresDate: "2036-11-19T12:00:01Z"}, "expiresDate"},
-		{"ExpiresDateFarFuture", payments.CreateChargeParams{CorrelationID: "x", Value: 100, ExpiresDate: "9999-12-31T23:59:59Z"}, "expiresDate"},
-		{"ExpiresBothDateBad", payments.CreateChargeParams{CorrelationID: "x", Value: 100, ExpiresIn: 1000, ExpiresDate: "2026-11-22T12:04:00Z"}, "expiresDate"},
+		{"ExpiresDateTooFar", payments.CreateChargeParams{CorrelationID: "x", Value: 100, ExpiresDate: time.Date(2036, 11, 19, 12, 0, 1, 0, time.UTC)}, "expiresDate"},
+		{"ExpiresDateFarFuture", payments.CreateChargeParams{CorrelationID: "x", Value: 100, ExpiresDate: time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC)}, "expiresDate"},
+		{"ExpiresBothDateBad", payments.CreateChargeParams{CorrelationID: "x", Value: 100, ExpiresIn: 1000, ExpiresDate: time.Date(2026, 11, 22, 12, 4, 0, 0, time.UTC)}, "expiresDate"},
 		{"CommentTooLong", payments.CreateChargeParams{CorrelationID: "x", Value: 100, Comment: strings.Repeat("a", 141)}, "comment"},
 		{"CommentTooLongMultiByte", payments.CreateChargeParams{CorrelationID: "x", Value: 100, Comment: strings.Repeat("ç", 141)}, "comment"},
 		{"CommentInvalidUTF8", payments.CreateChargeParams{CorrelationID: "x", Value: 100, Comment: "caf\xe9"}, "comment"},
@@ -281,6 +281,7 @@ func manySplits(n int) []payments.Split {
 // TestService_CreateCharge_Subaccounts: a charge's subaccount and splits must name existing
 // subaccounts when it is created, and the error names the split.
 func TestService_CreateCharge_Subaccounts(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		is := is.New(t)
 		for _, key := range []string{"loja1@example.com", "loja2@example.com"} {
@@ -315,6 +316,7 @@ func TestService_CreateCharge_Subaccounts(t *testing.T) {
 // can be paid until it expires; the largest such charge is paid on that day. The largest
 // discount leaves one centavo.
 func TestService_ChargeOverdueLarge(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		is := is.New(t)
 		const v = payments.MaxChargeValue
@@ -363,6 +365,7 @@ func TestService_ChargeOverdueLarge(t *testing.T) {
 // like another's status filter ("a|status:ACTIVE") does not have its charges listed as
 // customer "a"'s ACTIVE ones (they were, on every store, when the status was joined by "|").
 func TestService_ListCharges_CorrelationIDLikeAFilter(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		is := is.New(t)
 		odd := &payments.CreateCustomerParams{Name: "Odd", Email: "odd@example.com", CorrelationID: "a|status:ACTIVE"}
@@ -383,6 +386,7 @@ func TestService_ListCharges_CorrelationIDLikeAFilter(t *testing.T) {
 }
 
 func TestService_ListCharges(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		is := is.New(t)
 		ana := &payments.CreateCustomerParams{Name: "Ana", Email: "ana@example.com", CorrelationID: "ana"}
@@ -433,6 +437,7 @@ func TestService_ListCharges(t *testing.T) {
 }
 
 func TestService_DeleteCharge(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		is := is.New(t)
 		c := createCharge(t, e, payments.CreateChargeParams{CorrelationID: "del", Value: 100})
@@ -446,6 +451,7 @@ func TestService_DeleteCharge(t *testing.T) {
 }
 
 func TestService_ChargeExpiry(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		is := is.New(t)
 		c := createCharge(t, e, payments.CreateChargeParams{CorrelationID: "exp", Value: 100, ExpiresIn: 900})
@@ -473,6 +479,7 @@ func TestService_ChargeExpiry(t *testing.T) {
 }
 
 func TestService_ChargeOverdueAmounts(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		is := is.New(t)
 		c := createCharge(t, e, payments.CreateChargeParams{
@@ -545,10 +552,11 @@ func TestService_ChargeOverdueAmounts(t *testing.T) {
 }
 
 func TestService_ChargesCompanyIsolation(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		is := is.New(t)
 		c := createCharge(t, e, payments.CreateChargeParams{CorrelationID: "mine", Value: 100})
-		co, err := e.svc.CreateCompany(ctx, payments.CompanyParams{Name: "Other"})
+		co, err := e.svc.CreateCompany(ctx, payments.CreateCompanyParams{Name: "Other"})
 		is.NoErr(err)
 		other, err := e.svc.Company(ctx, co.ID)
 		is.NoErr(err)
@@ -572,15 +580,16 @@ func TestService_ChargesCompanyIsolation(t *testing.T) {
 // later, and the due pass expires it at the new time, once; OVERDUE, paid and expired
 // charges are refused, as is an expiry too soon.
 func TestService_UpdateChargeExpiry(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		is := is.New(t)
 		createCharge(t, e, payments.CreateChargeParams{CorrelationID: "sooner", Value: 100, ExpiresIn: 86400})
 		createCharge(t, e, payments.CreateChargeParams{CorrelationID: "later", Value: 100, ExpiresIn: 3600})
-		c, err := e.svc.UpdateChargeExpiry(ctx, "sooner", t0.Add(time.Hour).Format(time.RFC3339))
+		c, err := e.svc.UpdateChargeExpiry(ctx, "sooner", t0.Add(time.Hour))
 		is.NoErr(err)
 		is.Equal(c.ExpiresDate, t0.Add(time.Hour))
 		is.Equal(c.ExpiresIn, int64(3600)) // counted from creation
-		_, err = e.svc.UpdateChargeExpiry(ctx, "later", t0.Add(48*time.Hour).Format(time.RFC3339))
+		_, err = e.svc.UpdateChargeExpiry(ctx, "later", t0.Add(48*time.Hour))
 		is.NoErr(err)
 
 		_, err = e.svc.AdvanceClock(ctx, e.clock, 2*time.Hour)
@@ -593,14 +602,17 @@ func TestService_UpdateChargeExpiry(t *testing.T) {
 		is.Equal(later.Status, payments.ChargeActive) // not at its old one
 		is.Equal(countEvents(t, e.svc, payments.EventChargeExpired), 1)
 
-		_, err = e.svc.UpdateChargeExpiry(ctx, "sooner", t0.Add(72*time.Hour).Format(time.RFC3339))
+		_, err = e.svc.UpdateChargeExpiry(ctx, "sooner", t0.Add(72*time.Hour))
 		is.Equal(payments.ErrorCode(err), payments.EPRECONDITION) // expired: nothing to move
-		_, err = e.svc.UpdateChargeExpiry(ctx, "later", e.clock.Now().Add(time.Minute).Format(time.RFC3339))
+		_, err = e.svc.UpdateChargeExpiry(ctx, "later", e.clock.Now().Add(time.Minute))
 		is.Equal(payments.ErrorField(err), "expiresDate") // under 5 minutes
+		_, err = e.svc.UpdateChargeExpiry(ctx, "later", time.Time{})
+		is.Equal(payments.ErrorCode(err), payments.EINVALID) // the zero time is no date
+		is.Equal(payments.ErrorField(err), "expiresDate")
 		createCharge(t, e, payments.CreateChargeParams{CorrelationID: "boleto", Value: 100, Type: payments.ChargeOverdue, DaysForDueDate: 3})
-		_, err = e.svc.UpdateChargeExpiry(ctx, "boleto", "2027-01-31")
+		_, err = e.svc.UpdateChargeExpiry(ctx, "boleto", time.Date(2027, 1, 31, 0, 0, 0, 0, time.UTC))
 		is.Equal(payments.ErrorCode(err), payments.EPRECONDITION) // follows its due date
-		_, err = e.svc.UpdateChargeExpiry(ctx, "nope", "2027-01-31")
+		_, err = e.svc.UpdateChargeExpiry(ctx, "nope", time.Date(2027, 1, 31, 0, 0, 0, 0, time.UTC))
 		is.Equal(payments.ErrorCode(err), payments.ENOTFOUND)
 	})
 }
@@ -609,6 +621,7 @@ func TestService_UpdateChargeExpiry(t *testing.T) {
 // every read of the charge large, are refused naming their field: a discount tier of more
 // days early than the charge has, more than MaxDiscountTiers tiers.
 func TestService_ChargeOverdue_Refused(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		is := is.New(t)
 		p := payments.CreateChargeParams{CorrelationID: "tiers", Value: 10000, Type: payments.ChargeOverdue, DaysForDueDate: 3}
@@ -632,6 +645,7 @@ func TestService_ChargeOverdue_Refused(t *testing.T) {
 // TestService_CreateCharge_FiveMinutes: the official document's shortest expiry, 5
 // minutes, is taken (this version asked for 15 before).
 func TestService_CreateCharge_FiveMinutes(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	e := newEnv(t, stores[0].open(t))
 	c, err := e.svc.CreateCharge(ctx, payments.CreateChargeParams{CorrelationID: "short", Value: 100, ExpiresIn: 300})

@@ -12,6 +12,7 @@ import (
 )
 
 func TestOffsetClock(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	base := payments.NewManualClock(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC))
 	c := payments.NewOffsetClock(base)
@@ -33,6 +34,7 @@ func TestOffsetClock(t *testing.T) {
 // TestNilArguments: nil where a value is needed is an error, or the documented default,
 // never a panic.
 func TestNilArguments(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	_, err := payments.New(nil, payments.Options{})
 	is.True(err != nil) // no store
@@ -47,6 +49,7 @@ func TestNilArguments(t *testing.T) {
 // TestNew_Vendor: the vendor becomes a path segment and an event prefix, so New refuses
 // one httpadapter could not route or that would make odd event names.
 func TestNew_Vendor(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	for _, v := range []string{"{x}", "a b", "x/y", "OPENPIX", "api", strings.Repeat("a", 33)} {
 		_, err := payments.New(memory.New(), payments.Options{Vendor: v})

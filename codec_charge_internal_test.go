@@ -18,6 +18,7 @@ import (
 // added to Charge and not to appendCharge fails here), zero, empty but not nil, and fields
 // set or left zero at random, with strings that need escaping and times in other zones.
 func TestChargeJSON_SameAsEncodingJSON(t *testing.T) {
+	t.Parallel()
 	same := func(t *testing.T, v jsonAppender) {
 		t.Helper()
 		is := is.NewRelaxed(t)

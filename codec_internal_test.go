@@ -39,6 +39,7 @@ func codecCharges() []Charge {
 // TestCodec_DecodesAsEncodingJSON: a stored charge decodes to the value encoding/json
 // gives, so records written by any version read the same.
 func TestCodec_DecodesAsEncodingJSON(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	for _, c := range codecCharges() {
 		r, err := encode(c.ID, c, nil, nil)

@@ -39,11 +39,11 @@ type Company struct {
 	UpdatedAt        time.Time         `json:"updatedAt"`
 }
 
-// CompanyParams describe a company being created. Empty fields take defaults: a random
+// CreateCompanyParams describe a company being created. Empty fields take defaults: a random
 // (EVP) Pix key, the company name as merchant name, and the city "SAO PAULO". The Pix key
 // must not be one another company holds (a conflict on "pixKey"): a bank reports a Pix by
 // its key, so a key names one company on the whole platform.
-type CompanyParams struct {
+type CreateCompanyParams struct {
 	Name           string
 	TaxID          string
 	Partner        bool
@@ -57,7 +57,12 @@ type CompanyParams struct {
 	WithdrawalPolicy *WithdrawalPolicy
 }
 
-func (p CompanyParams) build(id string, now time.Time, ids *idSource) (Company, error) {
+// CompanyParams is the former name of CreateCompanyParams.
+//
+// Deprecated: use CreateCompanyParams.
+type CompanyParams = CreateCompanyParams
+
+func (p CreateCompanyParams) build(id string, now time.Time, ids *idSource) (Company, error) {
 	name, err := cleanString("name", p.Name, 200)
 	if err != nil {
 		return Company{}, err
@@ -121,25 +126,64 @@ func checkBRCodeText(field, value string) error {
 	return nil
 }
 
-// ensureDefaultCompany creates the default company on first open.
-func (s *Service) ensureDefaultCompany(ctx context.Context, p CompanyParams) error {
-	if p.Name == "" {
-		p.Name = defaultCompName
-	}
+// ensureDefaultCompany creates the default company on first open and, on a later one,
+// gives the stored company what p sets that differs from it, in one transaction (see
+// Options.DefaultCompany); the fields it changed are logged.
+func (s *Service) ensureDefaultCompany(ctx context.Context, p CreateCompanyParams) error {
 	p.Partner = true // the default company may pre-register others
-	return s.update(ctx, func(t *txn) error {
+	var changed []string
+	err := s.update(ctx, func(t *txn) error {
+		changed = nil // afresh if the store runs this again
 		_, err := t.tx.Get(collCompanies, systemSpace, DefaultCompanyID)
-		if !errors.Is(err, store.ErrNotFound) {
-			return err // there already is one, or the store failed: never create over it
+		if errors.Is(err, store.ErrNotFound) {
+			first := p
+			if first.Name == "" {
+				first.Name = defaultCompName
+			}
+			_, err = t.createCompany(DefaultCompanyID, first, "")
+			return err
 		}
-		_, err = t.createCompany(DefaultCompanyID, p, "")
+		if err != nil {
+			return err // the store failed: never create over a company that may be there
+		}
+		u := CompanyUpdate{FeePolicy: p.FeePolicy, CashbackPolicy: p.CashbackPolicy, WithdrawalPolicy: p.WithdrawalPolicy}
+		for _, f := range []struct {
+			to   **string
+			from string
+		}{{&u.Name, p.Name}, {&u.PixKey, p.PixKey}, {&u.MerchantName, p.MerchantName}, {&u.MerchantCity, p.MerchantCity}} {
+			if strings.TrimSpace(f.from) != "" { // empty: the stored value stays
+				*f.to = &f.from
+			}
+		}
+		_, changed, err = t.updateCompany(u, p.TaxID, false)
 		return err
 	})
+	if err != nil {
+		return defaultCompanyErr(err)
+	}
+	if len(changed) > 0 {
+		s.core.log.Info("the default company changed to match Options.DefaultCompany", "company", DefaultCompanyID, "fields", strings.Join(changed, ","))
+	}
+	return nil
+}
+
+// defaultCompanyErr names the Options field of an error about Options.DefaultCompany:
+// "DefaultCompany.PixKey" for "pixKey", in the field and at the head of the message.
+func defaultCompanyErr(err error) error {
+	var e *Error
+	if !errors.As(err, &e) || e.Field == "" {
+		return err
+	}
+	f := "DefaultCompany." + strings.ToUpper(e.Field[:1]) + e.Field[1:]
+	if e.Field == "taxID" {
+		f = "DefaultCompany.TaxID"
+	}
+	return &Error{Code: e.Code, Field: f, Message: "Options." + f + ": " + e.Message, cause: e.cause}
 }
 
 // createCompany stores a new company, registered by partnerID if not empty, with its
 // default account.
-func (t *txn) createCompany(id string, p CompanyParams, partnerID string) (Company, error) {
+func (t *txn) createCompany(id string, p CreateCompanyParams, partnerID string) (Company, error) {
 	c, err := p.build(id, t.now, t.svc.core.ids)
 	if err != nil {
 		return Company{}, err
@@ -178,7 +222,7 @@ func (s *Service) GetCompany(ctx context.Context) (Company, error) {
 // The new company starts with its default account and no other data; act for it with
 // Company. It is not a partner itself: p.Partner true is EINVALID on "partner" (only the
 // default company of Options is one).
-func (s *Service) CreateCompany(ctx context.Context, p CompanyParams) (Company, error) {
+func (s *Service) CreateCompany(ctx context.Context, p CreateCompanyParams) (Company, error) {
 	if p.Partner {
 		return Company{}, invalid("partner", "a company a partner registers cannot be a partner itself")
 	}
@@ -207,7 +251,7 @@ func (t *txn) requirePartner() error {
 }
 
 // registerCompany creates a company registered by this (partner) one.
-func (t *txn) registerCompany(p CompanyParams) (Company, error) {
+func (t *txn) registerCompany(p CreateCompanyParams) (Company, error) {
 	p.Partner = false
 	return t.createCompany(t.newID(), p, t.company)
 }
@@ -272,55 +316,105 @@ func (s *Service) UpdateCompany(ctx context.Context, u CompanyUpdate) (Company, 
 	var c Company
 	err := s.update(ctx, func(t *txn) error {
 		var err error
-		if c, err = t.loadCompany(); err != nil {
-			return err
-		}
-		p := CompanyParams{Name: c.Name, PixKey: c.PixKey, MerchantName: c.MerchantName, MerchantCity: c.MerchantCity,
-			FeePolicy: c.FeePolicy, CashbackPolicy: c.CashbackPolicy, WithdrawalPolicy: c.WithdrawalPolicy, Partner: c.Partner}
-		for _, f := range []struct {
-			field string
-			to    *string
-			from  *string
-		}{{"name", &p.Name, u.Name}, {"pixKey", &p.PixKey, u.PixKey}, {"merchantName", &p.MerchantName, u.MerchantName}, {"merchantCity", &p.MerchantCity, u.MerchantCity}} {
-			if f.from == nil {
-				continue
-			}
-			if strings.TrimSpace(*f.from) == "" { // on create "" means a default; here it would replace a value
-				return invalid(f.field, "%s must not be empty: leave it out to keep the company's", f.field)
-			}
-			*f.to = *f.from
-		}
-		if u.FeePolicy != nil {
-			p.FeePolicy = u.FeePolicy
-		}
-		if u.CashbackPolicy != nil {
-			p.CashbackPolicy = u.CashbackPolicy
-		}
-		if u.WithdrawalPolicy != nil {
-			p.WithdrawalPolicy = u.WithdrawalPolicy
-		}
-		next, err := p.build(c.ID, c.CreatedAt, t.svc.core.ids)
-		if err != nil {
-			return err
-		}
-		next.TaxID, next.PartnerID, next.UpdatedAt = c.TaxID, c.PartnerID, t.now
-		if next.PixKey != c.PixKey {
-			if err := t.pixKeyFree("pixKey", next.PixKey, true); err != nil {
-				return err // the default account's key must stay its own
-			}
-			if err := t.releasePixKey(c.PixKey); err != nil {
-				return err
-			}
-			if err := t.claimPixKey("pixKey", next.PixKey, pixKeyOwner{Kind: keyOfCompany}); err != nil {
-				return err // another company's key
-			}
-		}
-		r, err := encode(c.ID, next, nil, []store.Index{byCreation(c.CreatedAt)})
-		if err != nil {
-			return err
-		}
-		c = next
-		return storeErr(t.tx.Put(collCompanies, systemSpace, r), "company")
+		c, _, err = t.updateCompany(u, "", true)
+		return err
 	})
-	return c.detached(), err // next has the memo's policies where u gave none
+	return c.detached(), err // c has the memo's policies where u gave none
+}
+
+// updateCompany applies u, and taxID if not empty, to the transaction's company and
+// returns it with the names of the fields whose value changed. With always false, a u
+// that changes nothing writes nothing (UpdatedAt stays).
+func (t *txn) updateCompany(u CompanyUpdate, taxID string, always bool) (Company, []string, error) {
+	c, err := t.loadCompany()
+	if err != nil {
+		return Company{}, nil, err
+	}
+	p := CreateCompanyParams{Name: c.Name, PixKey: c.PixKey, MerchantName: c.MerchantName, MerchantCity: c.MerchantCity,
+		FeePolicy: c.FeePolicy, CashbackPolicy: c.CashbackPolicy, WithdrawalPolicy: c.WithdrawalPolicy, Partner: c.Partner}
+	for _, f := range []struct {
+		field string
+		to    *string
+		from  *string
+	}{{"name", &p.Name, u.Name}, {"pixKey", &p.PixKey, u.PixKey}, {"merchantName", &p.MerchantName, u.MerchantName}, {"merchantCity", &p.MerchantCity, u.MerchantCity}} {
+		if f.from == nil {
+			continue
+		}
+		if strings.TrimSpace(*f.from) == "" { // on create "" means a default; here it would replace a value
+			return Company{}, nil, invalid(f.field, "%s must not be empty: leave it out to keep the company's", f.field)
+		}
+		*f.to = *f.from
+	}
+	if u.FeePolicy != nil {
+		p.FeePolicy = u.FeePolicy
+	}
+	if u.CashbackPolicy != nil {
+		p.CashbackPolicy = u.CashbackPolicy
+	}
+	if u.WithdrawalPolicy != nil {
+		p.WithdrawalPolicy = u.WithdrawalPolicy
+	}
+	p.TaxID = taxID
+	next, err := p.build(c.ID, c.CreatedAt, t.svc.core.ids)
+	if err != nil {
+		return Company{}, nil, err
+	}
+	if taxID == "" {
+		next.TaxID = c.TaxID
+	}
+	next.PartnerID, next.UpdatedAt = c.PartnerID, t.now
+	changed := companyChanges(c, next)
+	if len(changed) == 0 && !always {
+		return c, nil, nil
+	}
+	if next.PixKey != c.PixKey {
+		if err := t.pixKeyFree("pixKey", next.PixKey, true); err != nil {
+			return Company{}, nil, err // the default account's key must stay its own
+		}
+		if err := t.releasePixKey(c.PixKey); err != nil {
+			return Company{}, nil, err
+		}
+		if err := t.claimPixKey("pixKey", next.PixKey, pixKeyOwner{Kind: keyOfCompany}); err != nil {
+			return Company{}, nil, err // another company's key
+		}
+	}
+	r, err := encode(c.ID, next, nil, []store.Index{byCreation(c.CreatedAt)})
+	if err != nil {
+		return Company{}, nil, err
+	}
+	if err := storeErr(t.tx.Put(collCompanies, systemSpace, r), "company"); err != nil {
+		return Company{}, nil, err
+	}
+	return next, changed, nil
+}
+
+// companyChanges names the fields of the company whose value differs from was to now.
+func companyChanges(was, now Company) []string {
+	var out []string
+	for _, f := range []struct {
+		name string
+		same bool
+	}{
+		{"name", was.Name == now.Name},
+		{"taxID", samePtr(was.TaxID, now.TaxID)},
+		{"pixKey", was.PixKey == now.PixKey},
+		{"merchantName", was.MerchantName == now.MerchantName},
+		{"merchantCity", was.MerchantCity == now.MerchantCity},
+		{"feePolicy", samePtr(was.FeePolicy, now.FeePolicy)},
+		{"cashbackPolicy", samePtr(was.CashbackPolicy, now.CashbackPolicy)},
+		{"withdrawalPolicy", samePtr(was.WithdrawalPolicy, now.WithdrawalPolicy)},
+	} {
+		if !f.same {
+			out = append(out, f.name)
+		}
+	}
+	return out
+}
+
+// samePtr reports whether a and b are both nil or point to equal values.
+func samePtr[T comparable](a, b *T) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
 }

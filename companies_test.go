@@ -11,6 +11,7 @@ import (
 )
 
 func TestService_UpdateCompany(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		is := is.New(t)
 		key, city := "+5511988887777", "Rio de Janeiro"
@@ -46,21 +47,22 @@ func TestService_UpdateCompany(t *testing.T) {
 // charge's BR Code folded to ASCII; one that folds to nothing is refused, naming the field,
 // on create and on update, instead of making every charge of the company fail.
 func TestService_CompanyNamesABRCodeCanCarry(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		is := is.New(t)
 		for _, tc := range []struct {
-			p     payments.CompanyParams
+			p     payments.CreateCompanyParams
 			field string
 		}{
-			{payments.CompanyParams{Name: "😀😀😀"}, "name"}, // the merchant name defaults to it
-			{payments.CompanyParams{Name: "Loja", MerchantName: "😀"}, "merchantName"},
-			{payments.CompanyParams{Name: "Loja", MerchantCity: "東京"}, "merchantCity"},
+			{payments.CreateCompanyParams{Name: "😀😀😀"}, "name"}, // the merchant name defaults to it
+			{payments.CreateCompanyParams{Name: "Loja", MerchantName: "😀"}, "merchantName"},
+			{payments.CreateCompanyParams{Name: "Loja", MerchantCity: "東京"}, "merchantCity"},
 		} {
 			_, err := e.svc.CreateCompany(ctx, tc.p)
 			is.Equal(payments.ErrorCode(err), payments.EINVALID)
 			is.Equal(payments.ErrorField(err), tc.field)
 		}
-		co, err := e.svc.CreateCompany(ctx, payments.CompanyParams{Name: "Pão & Café 😀"}) // folds to "Pao & Cafe"
+		co, err := e.svc.CreateCompany(ctx, payments.CreateCompanyParams{Name: "Pão & Café 😀"}) // folds to "Pao & Cafe"
 		is.NoErr(err)
 		is.Equal(co.MerchantName, "Pão & Café 😀")
 
@@ -78,15 +80,16 @@ func TestService_CompanyNamesABRCodeCanCarry(t *testing.T) {
 // Service of another company, or one Authenticate returned, as a deferred Close per request
 // would, leaves the store open for everyone.
 func TestOpen_CloseOwnedOnce(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	svc, err := payments.Open(filepath.Join(t.TempDir(), "payments.db"), payments.Options{Clock: payments.NewManualClock(t0)})
 	is.NoErr(err)
-	co, err := svc.CreateCompany(ctx, payments.CompanyParams{Name: "Second"})
+	co, err := svc.CreateCompany(ctx, payments.CreateCompanyParams{Name: "Second"})
 	is.NoErr(err)
 	other, err := svc.Company(ctx, co.ID)
 	is.NoErr(err)
 	is.NoErr(other.Close())
-	app, err := svc.CreateApplication(ctx, payments.ApplicationParams{Name: "x"})
+	app, err := svc.CreateApplication(ctx, payments.CreateApplicationParams{Name: "x"})
 	is.NoErr(err)
 	req, err := svc.Authenticate(ctx, app.AppID())
 	is.NoErr(err)
@@ -105,6 +108,7 @@ func TestOpen_CloseOwnedOnce(t *testing.T) {
 // read from the decode memo shared its fee policy with the Service's own reads, and a
 // caller editing the one an update returned changed the fee of the next charge.
 func TestService_UpdateCompany_Detached(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		is := is.New(t)
 		_, err := e.svc.UpdateCompany(ctx, payments.CompanyUpdate{FeePolicy: &payments.FeePolicy{BasisPoints: 80, Min: 50, Max: 500}})
@@ -130,11 +134,12 @@ func TestService_UpdateCompany_Detached(t *testing.T) {
 // TestService_CreateCompany_NotPartner: a company a partner registers is not a partner;
 // asking for one is refused naming partner rather than silently ignored.
 func TestService_CreateCompany_NotPartner(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		is := is.New(t)
-		_, err := e.svc.CreateCompany(ctx, payments.CompanyParams{Name: "Reseller", Partner: true})
+		_, err := e.svc.CreateCompany(ctx, payments.CreateCompanyParams{Name: "Reseller", Partner: true})
 		is.Equal(payments.ErrorField(err), "partner")
-		co, err := e.svc.CreateCompany(ctx, payments.CompanyParams{Name: "Shop"})
+		co, err := e.svc.CreateCompany(ctx, payments.CreateCompanyParams{Name: "Shop"})
 		is.NoErr(err)
 		is.True(!co.Partner)
 	})

@@ -16,6 +16,7 @@ import (
 // them. Each correlationID moves money once, nothing is ever overdrawn, money is neither
 // made nor lost, and the ledger audits clean.
 func TestService_ConcurrentMoves(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		is := is.New(t)
 		const goroutines, shared = 64, 16 // each shared correlationID is sent by 4 goroutines
@@ -61,7 +62,7 @@ func TestService_ConcurrentMoves(t *testing.T) {
 				FromPixKey: companyKey, ToPixKey: "caixa@loja.example.com", CorrelationID: fmt.Sprintf("ab-%d", g%shared)}); err != nil {
 				return err
 			}
-			if _, err := e.svc.TransferBetweenSubaccounts(ctx, payments.SubaccountTransferParams{Value: 10,
+			if _, err := e.svc.TransferBetweenSubaccounts(ctx, payments.CreateSubaccountTransferParams{Value: 10,
 				FromPixKey: "s1@example.com", ToPixKey: "s2@example.com", CorrelationID: fmt.Sprintf("ss-%d", g%shared)}); err != nil {
 				return err
 			}

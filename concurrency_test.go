@@ -15,6 +15,7 @@ import (
 // all afford. Effects happen exactly once, the account is never overdrawn, and the ledger
 // audits clean.
 func TestService_Concurrency(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		is := is.New(t)
 		const goroutines, pixes, perGoroutine = 32, 100, 20

@@ -11,6 +11,7 @@ import (
 )
 
 func TestService_CreateCustomer(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		t.Run("OK", func(t *testing.T) {
 			is := is.New(t)
@@ -65,6 +66,7 @@ func TestService_CreateCustomer(t *testing.T) {
 }
 
 func TestService_CreateCustomer_Invalid(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name  string
 		p     payments.CreateCustomerParams
@@ -100,6 +102,7 @@ func TestService_CreateCustomer_Invalid(t *testing.T) {
 }
 
 func TestService_ListCustomers(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		is := is.New(t)
 		for i := range 5 {
@@ -127,6 +130,7 @@ func TestService_ListCustomers(t *testing.T) {
 }
 
 func TestService_UpdateCustomer(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		is := is.New(t)
 		c, err := e.svc.CreateCustomer(ctx, payments.CreateCustomerParams{Name: "Dan", TaxID: "52998224725", Email: "dan@example.com", CorrelationID: "c1"})
@@ -175,11 +179,12 @@ func TestService_UpdateCustomer(t *testing.T) {
 }
 
 func TestService_CustomersCompanyIsolation(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		is := is.New(t)
 		_, err := e.svc.CreateCustomer(ctx, payments.CreateCustomerParams{Name: "Dan", TaxID: "52998224725", CorrelationID: "c1"})
 		is.NoErr(err)
-		co, err := e.svc.CreateCompany(ctx, payments.CompanyParams{Name: "Second", TaxID: "11222333000181"})
+		co, err := e.svc.CreateCompany(ctx, payments.CreateCompanyParams{Name: "Second", TaxID: "11222333000181"})
 		is.NoErr(err)
 		other, err := e.svc.Company(ctx, co.ID)
 		is.NoErr(err)
@@ -199,7 +204,7 @@ func TestService_CustomersCompanyIsolation(t *testing.T) {
 		_, err = other.CreateCustomer(ctx, payments.CreateCustomerParams{Name: "Dan", TaxID: "52998224725", CorrelationID: "c1"})
 		is.NoErr(err) // the same ids are free in another company
 
-		_, err = other.CreateCompany(ctx, payments.CompanyParams{Name: "Third"})
+		_, err = other.CreateCompany(ctx, payments.CreateCompanyParams{Name: "Third"})
 		is.Equal(payments.ErrorCode(err), payments.EFORBIDDEN) // only partners register companies
 		_, err = e.svc.Company(ctx, "no-such-company")
 		is.Equal(payments.ErrorCode(err), payments.ENOTFOUND)
@@ -209,6 +214,7 @@ func TestService_CustomersCompanyIsolation(t *testing.T) {
 // TestService_ChargeCustomerByEmailOrPhone: a charge's customer named by e-mail or phone
 // alone is the customer who has it, not a new copy for every charge.
 func TestService_ChargeCustomerByEmailOrPhone(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		is := is.New(t)
 		first, err := e.svc.CreateCustomer(ctx, payments.CreateCustomerParams{Name: "Ana", Email: "ana@example.com", TaxID: "52998224725"})

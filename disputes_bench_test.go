@@ -55,6 +55,7 @@ func BenchmarkListDisputes(b *testing.B) {
 
 // TestListDisputes_Day: the benchmark's day window holds that day's disputes only.
 func TestListDisputes_Day(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	e := newEnv(t, stores[0].open(t))
 	for range 3 {

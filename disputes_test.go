@@ -40,6 +40,7 @@ func fundDisputed(t *testing.T, e env, corr string, value int64) payments.Transa
 }
 
 func TestService_CreateDispute(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		is := is.New(t)
 		x := fundDisputed(t, e, "order", 10000)
@@ -82,6 +83,7 @@ func TestService_CreateDispute(t *testing.T) {
 }
 
 func TestService_CreateDispute_Errors(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		is := is.New(t)
 		x := fundDisputed(t, e, "order", 1000)
@@ -121,6 +123,7 @@ func TestService_CreateDispute_Errors(t *testing.T) {
 // TestService_CreateDispute_ShortBalance: an account with less available than the disputed
 // value blocks what it has, and the record says so; accepting returns what was blocked.
 func TestService_CreateDispute_ShortBalance(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		is := is.New(t)
 		x := fundDisputed(t, e, "order", 10000) // less the fee
@@ -141,6 +144,7 @@ func TestService_CreateDispute_ShortBalance(t *testing.T) {
 }
 
 func TestService_DecideDispute(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		fundDisputed(t, e, "funds", 50000)
 		t.Run("Accepted", func(t *testing.T) {
@@ -217,6 +221,7 @@ func TestService_DecideDispute(t *testing.T) {
 // TestService_DecideDispute_RefundedMeanwhile: the company refunds part of a disputed Pix
 // from its available balance; accepting the dispute returns no more than the rest.
 func TestService_DecideDispute_RefundedMeanwhile(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		is := is.New(t)
 		fundDisputed(t, e, "funds", 50000)
@@ -236,6 +241,7 @@ func TestService_DecideDispute_RefundedMeanwhile(t *testing.T) {
 }
 
 func TestService_AddDisputeEvidence(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		is := is.New(t)
 		x := fundDisputed(t, e, "order", 1000)
@@ -294,6 +300,7 @@ func TestService_AddDisputeEvidence(t *testing.T) {
 }
 
 func TestService_AddDisputeEvidence_Limit(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	e := newEnv(t, stores[0].open(t))
 	x := fundDisputed(t, e, "order", 1000)
@@ -314,6 +321,7 @@ func TestService_AddDisputeEvidence_Limit(t *testing.T) {
 }
 
 func TestService_ListDisputes(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		is := is.New(t)
 		var ids []string
@@ -353,12 +361,13 @@ func disputeIDs(ds []payments.Dispute) []string {
 // TestService_Disputes_OtherCompany: another company can neither see, answer, decide nor
 // open a dispute on the first company's Pix, by any id.
 func TestService_Disputes_OtherCompany(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		is := is.New(t)
 		x := fundDisputed(t, e, "order", 1000)
 		d, err := e.svc.CreateDispute(ctx, payments.CreateDisputeParams{Transaction: x.EndToEndID, Reason: "r"})
 		is.NoErr(err)
-		co, err := e.svc.CreateCompany(ctx, payments.CompanyParams{Name: "Outra"})
+		co, err := e.svc.CreateCompany(ctx, payments.CreateCompanyParams{Name: "Outra"})
 		is.NoErr(err)
 		other, err := e.svc.Company(ctx, co.ID)
 		is.NoErr(err)
@@ -384,6 +393,7 @@ func TestService_Disputes_OtherCompany(t *testing.T) {
 // TestService_CreateDispute_Concurrent: reports of one Pix arriving at once open one
 // dispute and block its value once.
 func TestService_CreateDispute_Concurrent(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		is := is.New(t)
 		fundDisputed(t, e, "funds", 50000)
@@ -413,6 +423,7 @@ func TestService_CreateDispute_Concurrent(t *testing.T) {
 // TestService_DecideDispute_Concurrent: decisions of one dispute arriving at once return
 // the money once.
 func TestService_DecideDispute_Concurrent(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		is := is.New(t)
 		fundDisputed(t, e, "funds", 50000)

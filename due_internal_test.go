@@ -17,6 +17,7 @@ import (
 // pass expires them once, more than one transaction's batch of them; charges already
 // final are not expired.
 func TestMigrateDue(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	ctx := context.Background()
 	st := memory.New()
@@ -24,7 +25,7 @@ func TestMigrateDue(t *testing.T) {
 	opts := Options{Clock: clock}
 	svc, err := New(st, opts)
 	is.NoErr(err)
-	co, err := svc.CreateCompany(ctx, CompanyParams{Name: "Second"})
+	co, err := svc.CreateCompany(ctx, CreateCompanyParams{Name: "Second"})
 	is.NoErr(err)
 	other, err := svc.Company(ctx, co.ID)
 	is.NoErr(err)
@@ -97,6 +98,7 @@ func countEventsOf(t *testing.T, svc *Service, name string) int {
 // leaves it early, and the pass then moves it to the next expiry, and drops it when no
 // ACTIVE charge is left. A subscription's entry goes when it is canceled.
 func TestDueQueue_Entries(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	ctx := context.Background()
 	svc, clock := newMemoryService(t)
@@ -146,6 +148,7 @@ func TestDueQueue_Entries(t *testing.T) {
 // one per charge, are still handled: a due one expires its charge once, one of a paid
 // charge is dropped, and one not due yet hands its charge to the company's entry.
 func TestDueQueue_OldEntries(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	ctx := context.Background()
 	svc, clock := newMemoryService(t)
@@ -228,6 +231,7 @@ func newMemoryService(t *testing.T) (*Service, *ManualClock) {
 // or lease configured below a millisecond would make one) is reached: the Service reads
 // its clock to the millisecond, so the step goes to the next one, and the move ends.
 func TestAdvanceClock_SubMillisecond(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	svc, clock := newMemoryService(t)
 	t0 := clock.Now()

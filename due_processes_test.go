@@ -17,6 +17,7 @@ import (
 // rests on each entry's work checking, in its transaction, that it is still due; on
 // postgres that is two database sessions and SERIALIZABLE.
 func TestService_RunDue_TwoProcesses(t *testing.T) {
+	t.Parallel()
 	for _, stt := range stores {
 		t.Run(stt.name, func(t *testing.T) {
 			is := is.New(t)

@@ -43,6 +43,7 @@ func refundStatus(t *testing.T, svc *payments.Service, id string) payments.Refun
 }
 
 func TestService_RunDue(t *testing.T) {
+	t.Parallel()
 	for _, st := range stores {
 		t.Run(st.name, func(t *testing.T) {
 			is := is.New(t)
@@ -52,7 +53,7 @@ func TestService_RunDue(t *testing.T) {
 			// A rail that settles a minute after sending, so refunds wait for RunDue.
 			svc, err := payments.New(s, payments.Options{Clock: clock, Rail: payments.NewSandboxRail(clock, time.Minute)})
 			is.NoErr(err)
-			co, err := svc.CreateCompany(ctx, payments.CompanyParams{Name: "Second"})
+			co, err := svc.CreateCompany(ctx, payments.CreateCompanyParams{Name: "Second"})
 			is.NoErr(err)
 			other, err := svc.Company(ctx, co.ID)
 			is.NoErr(err)
@@ -92,11 +93,12 @@ func TestService_RunDue(t *testing.T) {
 // TestService_RunDue_Pages: RunDue reaches every company when there are more than one
 // page of them.
 func TestService_RunDue_Pages(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	e := newEnv(t, stores[0].open(t))
 	companies := []*payments.Service{e.svc}
 	for i := range 120 {
-		co, err := e.svc.CreateCompany(ctx, payments.CompanyParams{Name: fmt.Sprintf("Company %d", i)})
+		co, err := e.svc.CreateCompany(ctx, payments.CreateCompanyParams{Name: fmt.Sprintf("Company %d", i)})
 		is.NoErr(err)
 		c, err := e.svc.Company(ctx, co.ID)
 		is.NoErr(err)
@@ -120,6 +122,7 @@ func TestService_RunDue_Pages(t *testing.T) {
 // the clock and running one pass, instead, makes every late period's charge at the end
 // (TestService_Subscription_Outage).
 func TestService_AdvanceClock(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		is := is.New(t)
 		createSubscription(t, e.svc, payments.CreateSubscriptionParams{CorrelationID: "gym", DayDue: intp(7)}) // from Dec 5
@@ -184,6 +187,7 @@ func TestService_AdvanceClock(t *testing.T) {
 // is an error naming "advance" and moves nothing; a clock that is not the Service's is an
 // error, not a loop.
 func TestService_AdvanceClock_Refused(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	e := newEnv(t, memory.New())
 	createSubscription(t, e.svc, payments.CreateSubscriptionParams{CorrelationID: "gym"})
@@ -221,6 +225,7 @@ func TestService_AdvanceClock_Refused(t *testing.T) {
 // to the end and the failure is returned; once the store writes again, the next pass
 // catches up, each period once.
 func TestService_AdvanceClock_Failing(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	fs := &failingStore{Store: memory.New()}
 	e := newEnv(t, fs)
@@ -243,6 +248,7 @@ func TestService_AdvanceClock_Failing(t *testing.T) {
 // TestService_AdvanceClock_AtOnce: two moves asked for at once run one after the other
 // and add up, as a client that sends two expects.
 func TestService_AdvanceClock_AtOnce(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	e := newEnv(t, memory.New())
 	createSubscription(t, e.svc, payments.CreateSubscriptionParams{CorrelationID: "gym"})
@@ -265,6 +271,7 @@ func TestService_AdvanceClock_AtOnce(t *testing.T) {
 // moved stood behind the others on one database and saw their webhook leases run out
 // early, sending their events twice.
 func TestService_AdvanceClock_RunningClock(t *testing.T) {
+	t.Parallel()
 	for _, stt := range stores {
 		t.Run(stt.name, func(t *testing.T) {
 			is := is.New(t)

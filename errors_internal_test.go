@@ -10,6 +10,7 @@ import (
 )
 
 func TestStoreErr_Conflict(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ key, field string }{
 		{"correlationID:order-1", "correlationID"},
 		{"taxID:52998224725", "taxID"},

@@ -21,6 +21,7 @@ func (sameIDs) Read(p []byte) (int, error) {
 
 // A conflict names the unique field whose value is taken, whichever it is.
 func TestService_ConflictField(t *testing.T) {
+	t.Parallel()
 	for _, st := range stores {
 		t.Run(st.name, func(t *testing.T) {
 			is := is.New(t)
@@ -63,6 +64,7 @@ func TestService_ConflictField(t *testing.T) {
 // Service's errors by code, wrapped or not, whatever their message; a sentinel matches no
 // other code, and a foreign error none.
 func TestErrors_Sentinels(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	svc, err := payments.New(memory.New(), payments.Options{Clock: payments.NewManualClock(t0)})
 	is.NoErr(err)

@@ -13,6 +13,7 @@ import (
 // audit records their deliveries (the payloads with "pix"); eventOf finds each row by its
 // full name, for any vendor, and nothing by a name spelled with the wrong prefix.
 func TestEvents_Catalogue(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	var bare, withPix []string
 	for _, e := range events {
@@ -56,6 +57,7 @@ func TestEvents_Catalogue(t *testing.T) {
 // TestPayloadPix: payloadPix reads the endToEndId of the Pix of the payloads with "pix",
 // and nothing from one whose pix is null.
 func TestPayloadPix(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	x := Transaction{EndToEndID: "E00000000202611221200abcdefghijk"}
 	for _, payload := range []any{

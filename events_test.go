@@ -49,6 +49,7 @@ func eventPayloads[T any](t *testing.T, svc *payments.Service, name string) []T 
 // Pix (and its cashback) moved it. The rail settles refunds a minute later, so that the
 // cashback's hold is still there when the balance is read.
 func TestService_EventPayloadsAfterChange(t *testing.T) {
+	t.Parallel()
 	for _, st := range stores {
 		t.Run(st.name, func(t *testing.T) {
 			s := st.open(t)
@@ -180,7 +181,7 @@ func produceEveryEvent(t *testing.T, e env) {
 	customer := &payments.CreateCustomerParams{Name: "Dan", TaxID: "52998224725"}
 	c := createCharge(t, e, payments.CreateChargeParams{CorrelationID: "paid", Value: 10000, Customer: customer})
 	x := pay(t, e, c) // another payer: CHARGE_COMPLETED_NOT_SAME_CUSTOMER_PAYER too
-	_, err := e.svc.CreateChargeRefund(ctx, "paid", payments.ChargeRefundParams{CorrelationID: "r-ok", Value: 1000})
+	_, err := e.svc.CreateChargeRefund(ctx, "paid", payments.CreateChargeRefundParams{CorrelationID: "r-ok", Value: 1000})
 	is.NoErr(err)
 	_, err = e.svc.CreateRefund(ctx, payments.CreateRefundParams{TransactionEndToEndID: x.EndToEndID, CorrelationID: "r-fails",
 		Value: payments.SandboxValueNotEnoughBalance})
@@ -198,7 +199,7 @@ func produceEveryEvent(t *testing.T, e env) {
 	is.NoErr(err)
 	ok, err := e.svc.GetPayment(ctx, "p-ok")
 	is.NoErr(err)
-	_, _, err = e.svc.RecordPayoutReturn(ctx, payments.PayoutReturnParams{OrderID: ok.ID, EndToEndID: "D99999999202611271200returned01", Value: 200})
+	_, _, err = e.svc.RecordPayoutReturn(ctx, payments.RecordPayoutReturnParams{OrderID: ok.ID, EndToEndID: "D99999999202611271200returned01", Value: 200})
 	is.NoErr(err) // the receiver sent part of p-ok back
 	produceDisputeEvents(t, e)
 	producePixAutomaticEvents(t, e)
@@ -211,6 +212,7 @@ func produceEveryEvent(t *testing.T, e env) {
 // the shape of the wire reference: its payload's top-level keys are the reference's, with
 // "event" first and equal to the event's name, and the keys the reference gives inside.
 func TestService_EventCatalog(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		is := is.New(t)
 		produceEveryEvent(t, e)
@@ -282,6 +284,7 @@ func sorted(s []string) []string {
 // customer's also emits CHARGE_COMPLETED_NOT_SAME_CUSTOMER_PAYER, in the same transaction,
 // with the payer at the top; paid by the customer, or with no tax ID to compare, it does not.
 func TestService_ChargeCompletedNotSamePayer(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		for _, tc := range []struct {
 			name     string
@@ -351,6 +354,7 @@ func TestService_ChargeCompletedNotSamePayer(t *testing.T) {
 // TestService_EventsAfterLast: nothing is numbered after the largest number; the cursor
 // wrapped around and listed every event again.
 func TestService_EventsAfterLast(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		is := is.New(t)
 		createCharge(t, e, payments.CreateChargeParams{CorrelationID: "one", Value: 100})
@@ -364,6 +368,7 @@ func TestService_EventsAfterLast(t *testing.T) {
 }
 
 func TestService_EventsFollowCursor(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		is := is.New(t)
 		const writers, perWriter = 8, 15

@@ -14,7 +14,7 @@ import (
 func ExampleService_TransferBetweenAccounts() {
 	ctx := context.Background()
 	svc, err := payments.New(memory.New(), payments.Options{
-		DefaultCompany: payments.CompanyParams{Name: "Loja", PixKey: "pix@loja.example.com"},
+		DefaultCompany: payments.CreateCompanyParams{Name: "Loja", PixKey: "pix@loja.example.com"},
 	})
 	if err != nil {
 		panic(err)

@@ -42,7 +42,7 @@ func Example_chargeFlow() {
 	svc, err := payments.New(memory.New(), payments.Options{
 		Clock: clock,
 		IDs:   rand.NewChaCha8([32]byte{}), // tests only: real ids come from crypto/rand
-		DefaultCompany: payments.CompanyParams{
+		DefaultCompany: payments.CreateCompanyParams{
 			Name: "Loja", PixKey: "pix@loja.example.com", MerchantName: "Loja", MerchantCity: "Sao Paulo",
 		},
 	})
@@ -79,7 +79,7 @@ func Example_chargeFlow() {
 	c, _ = svc.GetCharge(ctx, "order-1")
 	fmt.Println("paid:", c.Status, x.Value, "fee", c.Fee)
 
-	r, err := svc.CreateChargeRefund(ctx, "order-1", payments.ChargeRefundParams{CorrelationID: "refund-1", Value: 500})
+	r, err := svc.CreateChargeRefund(ctx, "order-1", payments.CreateChargeRefundParams{CorrelationID: "refund-1", Value: 500})
 	if err != nil {
 		panic(err)
 	}
@@ -111,7 +111,7 @@ func Example_chargeFlow() {
 func Example_paymentFlow() {
 	ctx := context.Background()
 	svc, err := payments.New(memory.New(), payments.Options{
-		DefaultCompany: payments.CompanyParams{Name: "Loja", PixKey: "pix@loja.example.com"},
+		DefaultCompany: payments.CreateCompanyParams{Name: "Loja", PixKey: "pix@loja.example.com"},
 	})
 	if err != nil {
 		panic(err)

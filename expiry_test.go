@@ -13,6 +13,7 @@ import (
 // A charge list after the expiry time shows the charge EXPIRED, in every filter, and
 // records nothing: the CHARGE_EXPIRED event comes from the periodic pass, once.
 func TestService_ListCharges_WritesNothing(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		is := is.New(t)
 		createCharge(t, e, payments.CreateChargeParams{CorrelationID: "short", Value: 100, ExpiresIn: 900})
@@ -45,6 +46,7 @@ func TestService_ListCharges_WritesNothing(t *testing.T) {
 // recorded or not: every page and total agree with the unfiltered list filtered by the
 // status each charge shows.
 func TestService_ListCharges_StatusByClock(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		is := is.New(t)
 		customers := []*payments.CreateCustomerParams{

@@ -1,5 +1,7 @@
 package payments
 
+import "sync"
+
 // SetWebhookWaitHook makes f run each time a delivery pass starts to wait for a webhook
 // that another pass of the process is delivering to, until the test ends. Set it before
 // any pass runs.
@@ -18,4 +20,10 @@ func (s *Service) WebhookRSASignatures() int64 {
 		return 0
 	}
 	return wc.signer.RSASignatures()
+}
+
+// The tests share one webhook signing key, made on first use (see generateWebhookKey).
+func init() {
+	key := sync.OnceValues(generateWebhookKey)
+	generateWebhookKey = key
 }

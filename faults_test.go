@@ -47,7 +47,7 @@ func newFaultFixture(t *testing.T, rail payments.Rail) *faultFixture {
 		rail = payments.NewSandboxRail(clock, 0)
 	}
 	svc, err := payments.New(fs, payments.Options{Clock: clock, Rail: rail, SendTimeout: 5 * time.Second,
-		DefaultCompany: payments.CompanyParams{Name: "Loja Exemplo", PixKey: "pix@loja.example.com", MerchantName: "Loja Exemplo", MerchantCity: "Sao Paulo"}})
+		DefaultCompany: payments.CreateCompanyParams{Name: "Loja Exemplo", PixKey: "pix@loja.example.com", MerchantName: "Loja Exemplo", MerchantCity: "Sao Paulo"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -257,7 +257,7 @@ func faultMoneySteps() []faultStep {
 			return err
 		}},
 		{name: "charge refund", run: func(f *faultFixture) error {
-			_, err := f.svc.CreateChargeRefund(ctx, "c2", payments.ChargeRefundParams{CorrelationID: "r2", Value: 500})
+			_, err := f.svc.CreateChargeRefund(ctx, "c2", payments.CreateChargeRefundParams{CorrelationID: "r2", Value: 500})
 			return err
 		}},
 		{name: "payment", retryDone: []payments.Code{payments.ECONFLICT}, run: func(f *faultFixture) error {
@@ -274,7 +274,7 @@ func faultMoneySteps() []faultStep {
 			return err
 		}},
 		{name: "sub transfer", run: func(f *faultFixture) error {
-			_, err := f.svc.TransferBetweenSubaccounts(ctx, payments.SubaccountTransferParams{Value: 300, FromPixKey: "s0@example.com",
+			_, err := f.svc.TransferBetweenSubaccounts(ctx, payments.CreateSubaccountTransferParams{Value: 300, FromPixKey: "s0@example.com",
 				ToPixKey: "s1@example.com", CorrelationID: "t1"})
 			return err
 		}},
@@ -310,6 +310,7 @@ func faultMoneySteps() []faultStep {
 // retries the outcome is the same as without a fault: the audit is clean, balances,
 // statuses and events match.
 func TestFaults_EveryStoreCall(t *testing.T) {
+	t.Parallel()
 	steps := faultMoneySteps()
 	ref, calls, updates, views, _, _ := runFaultScenario(t, steps, 0, 0, 0)
 	if strings.Contains(ref, "AUDIT PROBLEMS") {
@@ -408,12 +409,13 @@ func failKeyReads(fs *storetest.FaultStore, on bool) {
 // (here the only one) and the event was given up, though the receiver answered 200
 // throughout. The event goes once the store answers.
 func TestFaults_WebhookKeyStoreFaultIsNotAReceiverFailure(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	fs := storetest.Faults(memory.New())
 	clock := payments.NewManualClock(t0)
 	snd := &faultSender{}
 	opts := payments.Options{Clock: clock, WebhookSender: snd, WebhookAttempts: 1,
-		DefaultCompany: payments.CompanyParams{Name: "Loja", PixKey: "pix@loja.example.com"}}
+		DefaultCompany: payments.CreateCompanyParams{Name: "Loja", PixKey: "pix@loja.example.com"}}
 	first, err := payments.New(fs, opts)
 	is.NoErr(err)
 	w, err := first.CreateWebhook(ctx, payments.CreateWebhookParams{URL: "https://hooks.example.com/a"}) // TRANSACTION_RECEIVED
@@ -448,10 +450,11 @@ func TestFaults_WebhookKeyStoreFaultIsNotAReceiverFailure(t *testing.T) {
 // for CreateWebhook's test call is the internal failure it is, not EINVALID on "url" (a
 // 400 blaming the client's URL).
 func TestFaults_CreateWebhookStoreFaultIsNot400(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	fs := storetest.Faults(memory.New())
 	svc, err := payments.New(fs, payments.Options{Clock: payments.NewManualClock(t0), WebhookSender: &faultSender{},
-		DefaultCompany: payments.CompanyParams{Name: "Loja", PixKey: "pix@loja.example.com"}})
+		DefaultCompany: payments.CreateCompanyParams{Name: "Loja", PixKey: "pix@loja.example.com"}})
 	is.NoErr(err)
 	failKeyReads(fs, true)
 	_, err = svc.CreateWebhook(ctx, payments.CreateWebhookParams{URL: "https://hooks.example.com/a"})
@@ -473,6 +476,7 @@ func faultSeeds() uint64 {
 // scenario and compares the outcome, once the retries succeed and the due pass has run
 // without faults, with the run without faults.
 func TestFaults_RandomFaults(t *testing.T) {
+	t.Parallel()
 	steps := faultMoneySteps()
 	ref, _, _, _, _, _ := runFaultScenario(t, steps, 0, 0, 0)
 	seeds := faultSeeds()
@@ -559,6 +563,7 @@ func (r *faultRail) ResolveKey(ctx context.Context, key string, kt brcode.KeyTyp
 // faults, and compares the outcome, once the clock has moved on and the due pass has run
 // without faults, with the run without faults.
 func TestFaults_RandomRailFaults(t *testing.T) {
+	t.Parallel()
 	steps := faultMoneySteps()
 	ref, _, _, _, _, _ := runFaultScenario(t, steps, 0, 0, 0)
 	seeds := faultSeeds()

@@ -54,18 +54,23 @@ var stores = []struct {
 	}},
 }
 
-// eachStore runs fn once per store driver, each on a fresh Service.
+// eachStore runs fn once per store driver, each on a fresh Service, the drivers in
+// parallel: fn must not share state with the test that calls eachStore, which returns
+// before fn runs.
 func eachStore(t *testing.T, fn func(t *testing.T, e env)) {
 	t.Helper()
 	for _, st := range stores {
-		t.Run(st.name, func(t *testing.T) { fn(t, newEnv(t, st.open(t))) })
+		t.Run(st.name, func(t *testing.T) {
+			t.Parallel()
+			fn(t, newEnv(t, st.open(t)))
+		})
 	}
 }
 
 func newEnv(t testing.TB, st store.Store) env {
 	t.Helper()
 	clock := payments.NewManualClock(t0)
-	svc, err := payments.New(st, payments.Options{Clock: clock, DefaultCompany: payments.CompanyParams{
+	svc, err := payments.New(st, payments.Options{Clock: clock, DefaultCompany: payments.CreateCompanyParams{
 		Name: "Loja Exemplo", PixKey: "pix@loja.example.com", MerchantName: "Loja Exemplo", MerchantCity: "Sao Paulo",
 	}})
 	if err != nil {

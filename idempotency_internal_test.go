@@ -19,6 +19,7 @@ type replayed struct {
 // same again; refuses it, on correlationID with the caller's message, when it is not (or
 // always, without same); and names nothing for a correlationID not used, or none.
 func TestReplay(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	ctx := context.Background()
 	const coll = "replay_test"

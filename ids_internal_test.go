@@ -15,6 +15,7 @@ import (
 // they begin with the clock's time while it moves; the UUID stays a valid
 // version 7, and the transactionID implies its txid.
 func TestIDs_TimeOrdered(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	g := newIDSource(rand.NewChaCha8([32]byte{7}))
 	at := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)

@@ -20,12 +20,13 @@ import (
 // several webhooks. Before, the charges of subscriptions falling due together swapped
 // transactionIDs between runs, and webhook attempts their ids.
 func TestOptionsIDs_Repeatable(t *testing.T) {
+	t.Parallel()
 	run := func() string {
 		clock := payments.NewManualClock(t0)
 		svc, err := payments.New(memory.New(), payments.Options{Clock: clock, IDs: rand.NewChaCha8([32]byte{1}),
 			WebhookSender: senderFunc(func(context.Context, payments.WebhookRequest) (payments.WebhookResponse, error) {
 				return payments.WebhookResponse{Status: 200}, nil
-			}), DefaultCompany: payments.CompanyParams{Name: "Loja"}})
+			}), DefaultCompany: payments.CreateCompanyParams{Name: "Loja"}})
 		if err != nil {
 			t.Fatal(err)
 		}

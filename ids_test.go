@@ -17,6 +17,7 @@ import (
 // paymentLinkIDs, generated correlationIDs, client ids and secrets, default Pix keys) comes
 // from Options.IDs, so the first two outputs are byte-identical and the third differs.
 func TestService_IDsFromOptions(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	a, b, c := idFlow(t, 1), idFlow(t, 1), idFlow(t, 2)
 	is.Equal(string(a), string(b))  // same clock and seed: byte-identical output
@@ -29,7 +30,7 @@ func idFlow(t *testing.T, seed byte) []byte {
 	is := is.New(t)
 	clock := payments.NewManualClock(t0)
 	svc, err := payments.New(memory.New(), payments.Options{Clock: clock, IDs: rand.NewChaCha8([32]byte{seed}),
-		DefaultCompany: payments.CompanyParams{Name: "Loja", MerchantName: "Loja", MerchantCity: "Sao Paulo"}}) // default Pix key generated
+		DefaultCompany: payments.CreateCompanyParams{Name: "Loja", MerchantName: "Loja", MerchantCity: "Sao Paulo"}}) // default Pix key generated
 	is.NoErr(err)
 	var out []any
 	keep := func(v any, err error) {
@@ -44,8 +45,8 @@ func idFlow(t *testing.T, seed byte) []byte {
 	keep(svc.CreatePixQRCode(ctx, payments.CreatePixQRCodeParams{Name: "balcao"}))
 	clock.Advance(time.Minute)
 	keep(svc.ReceivePix(ctx, payments.ReceivePixParams{EndToEndID: "E1", Value: 1000, TxID: ch.Identifier}))
-	keep(svc.CreateChargeRefund(ctx, "c1", payments.ChargeRefundParams{CorrelationID: "r1", Value: 100}))
-	app, err := svc.CreateApplication(ctx, payments.ApplicationParams{Name: "erp", Type: payments.ApplicationAPI})
+	keep(svc.CreateChargeRefund(ctx, "c1", payments.CreateChargeRefundParams{CorrelationID: "r1", Value: 100}))
+	app, err := svc.CreateApplication(ctx, payments.CreateApplicationParams{Name: "erp", Type: payments.ApplicationAPI})
 	keep(app, err)
 	keep(svc.NewSandboxEndToEndID(), nil)
 	keep(svc.Events(ctx, 0, 100))

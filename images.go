@@ -7,11 +7,11 @@ import (
 	"github.com/pixfoundry/payments/internal/qrpng"
 )
 
-// QR image sizes, in pixels per side.
+// QR image sizes, in pixels per side: the renderer's limits (TestConstants keeps them so).
 const (
-	MinQRSize     = qrpng.MinSize
-	MaxQRSize     = qrpng.MaxSize
-	DefaultQRSize = qrpng.DefaultSize
+	MinQRSize     = 600
+	MaxQRSize     = 4096
+	DefaultQRSize = 1024
 )
 
 // QRCodeImage returns a size x size PNG of the BR Code of the charge or static QR code

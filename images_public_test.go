@@ -11,9 +11,10 @@ import (
 )
 
 func TestService_QRCodeImageByLink(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		is := is.New(t)
-		co, err := e.svc.CreateCompany(ctx, payments.CompanyParams{Name: "Second"})
+		co, err := e.svc.CreateCompany(ctx, payments.CreateCompanyParams{Name: "Second"})
 		is.NoErr(err)
 		other, err := e.svc.Company(ctx, co.ID)
 		is.NoErr(err)

@@ -22,6 +22,7 @@ func decodeQR(t *testing.T, b []byte) string {
 }
 
 func TestService_QRCodeImage(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	e := newEnv(t, stores[0].open(t))
 	c := createCharge(t, e, payments.CreateChargeParams{CorrelationID: "img", Value: 1990, Comment: "Pedido 42"})

@@ -20,7 +20,7 @@ func BenchmarkPost(b *testing.B) {
 			if i%2 == 1 {
 				from, to = to, from
 			}
-			if _, err := e.svc.TransferBetweenSubaccounts(ctx, payments.SubaccountTransferParams{
+			if _, err := e.svc.TransferBetweenSubaccounts(ctx, payments.CreateSubaccountTransferParams{
 				Value: 1, FromPixKey: from, ToPixKey: to, CorrelationID: fmt.Sprintf("t%d", i),
 			}); err != nil {
 				b.Fatal(err)
@@ -40,7 +40,7 @@ func BenchmarkPostParallel(b *testing.B) {
 			from, to := fmt.Sprintf("a%d@example.com", g), fmt.Sprintf("b%d@example.com", g)
 			fundPair(b, e.svc, from, to)
 			for i := 0; pb.Next(); i++ {
-				if _, err := e.svc.TransferBetweenSubaccounts(ctx, payments.SubaccountTransferParams{
+				if _, err := e.svc.TransferBetweenSubaccounts(ctx, payments.CreateSubaccountTransferParams{
 					Value: 1, FromPixKey: from, ToPixKey: to, CorrelationID: fmt.Sprintf("g%d-%d", g, i),
 				}); err != nil {
 					b.Fatal(err)

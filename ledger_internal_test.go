@@ -149,6 +149,7 @@ func defaultAccountID(t *testing.T, s *Service) string {
 }
 
 func TestPost(t *testing.T) {
+	t.Parallel()
 	eachStoreInternal(t, func(t *testing.T, e ienv) {
 		t.Run("Balanced", func(t *testing.T) {
 			is := is.New(t)
@@ -202,6 +203,7 @@ func TestPost(t *testing.T) {
 }
 
 func TestPost_Rejects(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name     string
 		kind     string
@@ -234,6 +236,7 @@ func TestPost_Rejects(t *testing.T) {
 // TestPost_BalanceOverflow: a posting that would take a balance past the int64 range is
 // refused as a precondition on "value" before anything is written; a balance never wraps.
 func TestPost_BalanceOverflow(t *testing.T) {
+	t.Parallel()
 	eachStoreInternal(t, func(t *testing.T, e ienv) {
 		is := is.New(t)
 		for _, key := range []string{"a@example.com", "b@example.com"} {
@@ -278,6 +281,7 @@ func TestPost_BalanceOverflow(t *testing.T) {
 }
 
 func TestPost_NoOverdraft(t *testing.T) {
+	t.Parallel()
 	eachStoreInternal(t, func(t *testing.T, e ienv) {
 		is := is.New(t)
 		_, _, err := e.svc.CreateSubaccount(ictx, CreateSubaccountParams{PixKey: "a@example.com", Name: "A"})
@@ -312,6 +316,7 @@ func TestPost_NoOverdraft(t *testing.T) {
 }
 
 func TestHold_Errors(t *testing.T) {
+	t.Parallel()
 	eachStoreInternal(t, func(t *testing.T, e ienv) {
 		is := is.New(t)
 		id := defaultAccountID(t, e.svc)
@@ -342,6 +347,7 @@ func TestHold_Errors(t *testing.T) {
 }
 
 func TestAudit_Paging(t *testing.T) {
+	t.Parallel()
 	eachStoreInternal(t, func(t *testing.T, e ienv) {
 		is := is.New(t)
 		acct := accountBook(defaultAccountID(t, e.svc))
@@ -388,6 +394,7 @@ func corrupt[T any](t *testing.T, e ienv, collection, id string, change func(*T)
 }
 
 func TestAudit_FindsCorruption(t *testing.T) {
+	t.Parallel()
 	setup := func(t *testing.T, e ienv) string {
 		id := defaultAccountID(t, e.svc)
 		if err := e.svc.FundAccountForTest(ictx, id, 1000); err != nil {
@@ -460,6 +467,7 @@ func TestAudit_FindsCorruption(t *testing.T) {
 // TestLedger_Concurrent runs 32 goroutines of transfers between funded subaccounts while a
 // reader checks every snapshot: no balance below zero, the total conserved.
 func TestLedger_Concurrent(t *testing.T) {
+	t.Parallel()
 	const (
 		subaccounts = 8
 		funding     = 1000
@@ -530,7 +538,7 @@ func TestLedger_Concurrent(t *testing.T) {
 					}
 					cid := fmt.Sprintf("w%d-%d", w, i)
 					v := int64(1 + r.IntN(400))
-					_, err := e.svc.TransferBetweenSubaccounts(ictx, SubaccountTransferParams{
+					_, err := e.svc.TransferBetweenSubaccounts(ictx, CreateSubaccountTransferParams{
 						Value: v, FromPixKey: keys[from], ToPixKey: keys[to], CorrelationID: cid,
 					})
 					switch ErrorCode(err) {
@@ -570,6 +578,7 @@ func TestLedger_Concurrent(t *testing.T) {
 }
 
 func TestOptions_Rail(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	svc, err := New(memory.New(), Options{})
 	is.NoErr(err)

@@ -23,6 +23,7 @@ func auditClean(t *testing.T, svc *payments.Service) payments.AuditReport {
 }
 
 func TestService_Audit(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		t.Run("Empty", func(t *testing.T) {
 			is := is.New(t)
@@ -40,7 +41,7 @@ func TestService_Audit(t *testing.T) {
 			is.NoErr(e.svc.ReleaseHoldForTest(ctx, a.AccountID, 500, "refund-1"))
 			mustSubaccount(t, e.svc, "a@example.com", 300)
 			mustSubaccount(t, e.svc, "b@example.com", 0)
-			_, err = e.svc.TransferBetweenSubaccounts(ctx, payments.SubaccountTransferParams{Value: 100, FromPixKey: "a@example.com", ToPixKey: "b@example.com"})
+			_, err = e.svc.TransferBetweenSubaccounts(ctx, payments.CreateSubaccountTransferParams{Value: 100, FromPixKey: "a@example.com", ToPixKey: "b@example.com"})
 			is.NoErr(err)
 			rep := auditClean(t, e.svc)
 			is.Equal(rep.Entries, 6) // fund, hold, settle, release, fund, transfer
@@ -48,7 +49,7 @@ func TestService_Audit(t *testing.T) {
 		})
 		t.Run("PerCompany", func(t *testing.T) {
 			is := is.New(t)
-			co, err := e.svc.CreateCompany(ctx, payments.CompanyParams{Name: "Second"})
+			co, err := e.svc.CreateCompany(ctx, payments.CreateCompanyParams{Name: "Second"})
 			is.NoErr(err)
 			other, err := e.svc.Company(ctx, co.ID)
 			is.NoErr(err)

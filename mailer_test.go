@@ -99,6 +99,7 @@ func (f *fakeSMTP) serve(c net.Conn) {
 // no line over the 998 characters RFC 5322 allows, which decodes to the payload exactly.
 // Before, the payload went out as one line of some 1,400 characters.
 func TestSMTPMailer_Message(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	smtpd := newFakeSMTP(t, false)
 	mailer := payments.SMTPMailer{Addr: smtpd.addr, From: "hooks@loja.example.com"}
@@ -124,6 +125,7 @@ func TestSMTPMailer_Message(t *testing.T) {
 // timeout, as a URL's is: a mail server that never answers costs one timeout and a retry.
 // Before, SMTPMailer ignored the context and the pass waited for as long as the server.
 func TestSMTPMailer_Timeout(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	smtpd := newFakeSMTP(t, true)
 	e := newWebhookEnv(t, stores[0].open(t), payments.Options{WebhookTimeout: 300 * time.Millisecond,

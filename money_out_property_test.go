@@ -69,6 +69,7 @@ func (r *flakyRail) ResolveKey(ctx context.Context, key string, t brcode.KeyType
 // refund, payment or withdrawal is still pending, and each Pix's refunded value is the sum
 // of its confirmed refunds and at most its value. Four seeds, on memory and on bolt.
 func TestMoneyOut_FlakyBank(t *testing.T) {
+	t.Parallel()
 	stores := map[string]func(t *testing.T) store.Store{
 		"memory": func(*testing.T) store.Store { return memory.New() },
 		"bolt": func(t *testing.T) store.Store {

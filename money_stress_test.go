@@ -86,6 +86,7 @@ func (m *stressModel) sameID(kind string, idx map[string]string, corr, id string
 }
 
 func TestMoneyStress(t *testing.T) {
+	t.Parallel()
 	lo, hi := uint64(1), uint64(3)
 	if s := os.Getenv("PAYMENTS_STRESS_SEEDS"); s != "" {
 		a, b, _ := strings.Cut(s, "-")
@@ -118,7 +119,7 @@ func moneyStress(t *testing.T, st store.Store, seed uint64, nops int) {
 		delay = time.Minute
 	}
 	svc, err := payments.New(st, payments.Options{Clock: clock, Rail: payments.NewSandboxRail(clock, delay),
-		SendTimeout: 5 * time.Second, DefaultCompany: payments.CompanyParams{
+		SendTimeout: 5 * time.Second, DefaultCompany: payments.CreateCompanyParams{
 			Name: "Loja Exemplo", PixKey: "pix@loja.example.com", MerchantName: "Loja Exemplo", MerchantCity: "Sao Paulo",
 		}})
 	is.NoErr(err)
@@ -421,7 +422,7 @@ func moneyStress(t *testing.T, st store.Store, seed uint64, nops int) {
 				corr := fmt.Sprint("t", rng.IntN(nops/4+1))
 				v := int64(rng.IntN(2000) + 1)
 				ops = append(ops, func() {
-					tr, err := svc.TransferBetweenSubaccounts(ctx, payments.SubaccountTransferParams{Value: v, FromPixKey: from, ToPixKey: to, CorrelationID: corr})
+					tr, err := svc.TransferBetweenSubaccounts(ctx, payments.CreateSubaccountTransferParams{Value: v, FromPixKey: from, ToPixKey: to, CorrelationID: corr})
 					if err != nil {
 						m.refused(name, "TransferBetweenSubaccounts", err)
 						return

@@ -17,6 +17,7 @@ import (
 // money leaves once per payment, each has one MOVEMENT_CONFIRMED, and the ledger audits
 // clean. Lost answers are asked about (Status) instead of sent blind.
 func TestOrders_UnreliableBank(t *testing.T) {
+	t.Parallel()
 	for _, st := range stores {
 		t.Run(st.name, func(t *testing.T) {
 			is := is.New(t)

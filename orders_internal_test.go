@@ -14,6 +14,7 @@ import (
 // TestMigrateOrders: a refund left IN_PROCESSING by a version without the order machine
 // (a hold, no order) gets its order when the database is opened, and the pass settles it.
 func TestMigrateOrders(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	ctx := context.Background()
 	st := memory.New()
@@ -64,6 +65,7 @@ func refundStatusOf(t *testing.T, svc *Service, id string) RefundStatus {
 // TestHold_Subaccount: a subaccount's holds live in its own blocked book, resolve like an
 // account's, and the audit checks that book against them.
 func TestHold_Subaccount(t *testing.T) {
+	t.Parallel()
 	eachStoreInternal(t, func(t *testing.T, e ienv) {
 		is := is.New(t)
 		ctx := context.Background()

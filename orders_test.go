@@ -91,7 +91,7 @@ func newRailEnv(t *testing.T, st store.Store, rail func(payments.Clock) payments
 	t.Helper()
 	clock := payments.NewManualClock(t0)
 	svc, err := payments.New(st, payments.Options{Clock: clock, Rail: rail(clock), SendTimeout: 5 * time.Second,
-		DefaultCompany: payments.CompanyParams{Name: "Loja", PixKey: "pix@loja.example.com"}})
+		DefaultCompany: payments.CreateCompanyParams{Name: "Loja", PixKey: "pix@loja.example.com"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,6 +145,7 @@ func paymentStatus(t *testing.T, svc *payments.Service, id string) payments.Paym
 // TestOrders_FailedSendIsResent: a Send that fails leaves the order pending with its money
 // blocked; the periodic pass sends it again once it is due, and not before.
 func TestOrders_FailedSendIsResent(t *testing.T) {
+	t.Parallel()
 	eachStoreRail(t, func(t *testing.T, e env, rail *testRail) {
 		is := is.New(t)
 		fund(t, e, 10000)
@@ -174,6 +175,7 @@ func TestOrders_FailedSendIsResent(t *testing.T) {
 // once its lease ends the pass sends the order again and settles it; the late answer of
 // the hung call changes nothing.
 func TestOrders_HungSendIsResent(t *testing.T) {
+	t.Parallel()
 	eachStoreRail(t, func(t *testing.T, e env, rail *testRail) {
 		is := is.New(t)
 		fund(t, e, 10000)
@@ -203,6 +205,7 @@ func TestOrders_HungSendIsResent(t *testing.T) {
 // TestOrders_SendOutlivesRequest: the Rail is called with a context the request's
 // cancellation does not reach, bounded by the send timeout.
 func TestOrders_SendOutlivesRequest(t *testing.T) {
+	t.Parallel()
 	eachStoreRail(t, func(t *testing.T, e env, rail *testRail) {
 		is := is.New(t)
 		fund(t, e, 10000)
@@ -230,6 +233,7 @@ func TestOrders_SendOutlivesRequest(t *testing.T) {
 // TestOrders_EveryPendingOrderIsReached: the pass pages through the queue, across
 // companies, past any page size.
 func TestOrders_EveryPendingOrderIsReached(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	var rail *testRail
 	e := newRailEnv(t, stores[0].open(t), func(c payments.Clock) payments.Rail { rail = newTestRail(c); return rail })
@@ -238,7 +242,7 @@ func TestOrders_EveryPendingOrderIsReached(t *testing.T) {
 	for i := range 3 {
 		svc := e.svc
 		if i > 0 {
-			co, err := e.svc.CreateCompany(ctx, payments.CompanyParams{Name: fmt.Sprintf("Co %d", i)})
+			co, err := e.svc.CreateCompany(ctx, payments.CreateCompanyParams{Name: fmt.Sprintf("Co %d", i)})
 			is.NoErr(err)
 			svc, err = e.svc.Company(ctx, co.ID)
 			is.NoErr(err)
@@ -271,6 +275,7 @@ func TestOrders_EveryPendingOrderIsReached(t *testing.T) {
 
 // TestOrders_RefundResentByPass: refunds go through the same machine.
 func TestOrders_RefundResentByPass(t *testing.T) {
+	t.Parallel()
 	eachStoreRail(t, func(t *testing.T, e env, rail *testRail) {
 		is := is.New(t)
 		x := pay(t, e, createCharge(t, e, payments.CreateChargeParams{CorrelationID: "c1", Value: 10000}))

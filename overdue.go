@@ -98,7 +98,7 @@ func (c *Charge) setOverdue(now time.Time, p CreateChargeParams) error {
 	switch {
 	case p.ExpiresIn != 0:
 		return invalid("expiresIn", "an OVERDUE charge expires daysAfterDueDate days after its due date: do not send expiresIn")
-	case p.ExpiresDate != "":
+	case !p.ExpiresDate.IsZero():
 		return invalid("expiresDate", "an OVERDUE charge expires daysAfterDueDate days after its due date: do not send expiresDate")
 	case p.DaysForDueDate < 1 || p.DaysForDueDate > MaxOverdueDays:
 		return invalid("daysForDueDate", "daysForDueDate must be between 1 and %d for an OVERDUE charge", MaxOverdueDays)

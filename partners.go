@@ -11,15 +11,20 @@ import (
 // of the pre-registered company ("taxID:<id>") and listed by creation.
 const collPreRegistrations = "preregistrations"
 
-// PreRegistrationParams pre-register a company: its name and tax ID (CPF or CNPJ, masked or
-// not) are required; the website and the user's fields are optional but checked when given.
-// Errors name fields as the wire body nests them: "preRegistration.taxID", "user.email".
-type PreRegistrationParams struct {
+// CreatePreRegistrationParams pre-register a company: its name and tax ID (CPF or CNPJ,
+// masked or not) are required; the website and the user's fields are optional but checked
+// when given. Errors name fields as the wire body nests them: "preRegistration.taxID", "user.email".
+type CreatePreRegistrationParams struct {
 	Name    string
 	TaxID   string
 	Website string
 	User    PreRegistrationUser
 }
+
+// PreRegistrationParams is the former name of CreatePreRegistrationParams.
+//
+// Deprecated: use CreatePreRegistrationParams.
+type PreRegistrationParams = CreatePreRegistrationParams
 
 // PreRegistrationUser is the person who will manage a pre-registered company.
 type PreRegistrationUser struct {
@@ -69,7 +74,7 @@ type preRegistrationRecord struct {
 	CreatedAt time.Time              `json:"createdAt"`
 }
 
-func (p PreRegistrationParams) check() (PreRegistrationDetails, PreRegistrationUser, error) {
+func (p CreatePreRegistrationParams) check() (PreRegistrationDetails, PreRegistrationUser, error) {
 	var d PreRegistrationDetails
 	var u PreRegistrationUser
 	var err error
@@ -140,7 +145,7 @@ func (t *txn) readPreRegistration(r store.Record) (PreRegistration, error) {
 //
 // It is idempotent by tax ID: when the caller already pre-registered that tax ID, it
 // returns the stored pre-registration unchanged and created is false.
-func (s *Service) CreatePreRegistration(ctx context.Context, p PreRegistrationParams) (pr PreRegistration, created bool, err error) {
+func (s *Service) CreatePreRegistration(ctx context.Context, p CreatePreRegistrationParams) (pr PreRegistration, created bool, err error) {
 	err = s.update(ctx, func(t *txn) error {
 		pr, created = PreRegistration{}, false // afresh on every run: the store may run this function again
 		if err := t.requirePartner(); err != nil {
@@ -154,7 +159,7 @@ func (s *Service) CreatePreRegistration(ctx context.Context, p PreRegistrationPa
 		if ok, err := found(err); err != nil || ok {
 			return err
 		}
-		c, err := t.registerCompany(CompanyParams{Name: details.Name, TaxID: details.TaxID.TaxID})
+		c, err := t.registerCompany(CreateCompanyParams{Name: details.Name, TaxID: details.TaxID.TaxID})
 		if err != nil {
 			return err
 		}
@@ -232,7 +237,7 @@ func (s *Service) ListPreRegistrations(ctx context.Context, p ListParams) ([]Pre
 // returns that application with created false and without ClientSecret, since the secret
 // is stored only as a hash and cannot be shown again. (The real API answers 200 in that
 // case and 201 for a new application.)
-func (s *Service) CreatePartnerApplication(ctx context.Context, taxID string, p ApplicationParams) (a Application, created bool, err error) {
+func (s *Service) CreatePartnerApplication(ctx context.Context, taxID string, p CreateApplicationParams) (a Application, created bool, err error) {
 	err = s.update(ctx, func(t *txn) error {
 		a, created = Application{}, false // afresh on every run: the store may run this function again
 		if err := t.requirePartner(); err != nil {

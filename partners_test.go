@@ -9,12 +9,13 @@ import (
 )
 
 // acme is a valid pre-registration; its CNPJ is given masked.
-var acme = payments.PreRegistrationParams{
+var acme = payments.CreatePreRegistrationParams{
 	Name: "ACME Ltda", TaxID: "11.222.333/0001-81", Website: "https://acme.example.com",
 	User: payments.PreRegistrationUser{FirstName: "Ana", LastName: "Souza", Email: "ana@ACME.example.com", Phone: "+55 11 99999-0000"},
 }
 
 func TestService_CreatePreRegistration(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		is := is.New(t)
 		pr, created, err := e.svc.CreatePreRegistration(ctx, acme)
@@ -68,17 +69,18 @@ func TestService_CreatePreRegistration(t *testing.T) {
 }
 
 func TestService_CreatePreRegistration_Invalid(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name  string
-		edit  func(p *payments.PreRegistrationParams)
+		edit  func(p *payments.CreatePreRegistrationParams)
 		field string
 	}{
-		{"NoName", func(p *payments.PreRegistrationParams) { p.Name = " " }, "preRegistration.name"},
-		{"NameNoBRCodeCanCarry", func(p *payments.PreRegistrationParams) { p.Name = "😀😀😀" }, "preRegistration.name"}, // its charges could not be encoded
-		{"NoTaxID", func(p *payments.PreRegistrationParams) { p.TaxID = "" }, "preRegistration.taxID"},
-		{"TaxIDCheckDigit", func(p *payments.PreRegistrationParams) { p.TaxID = "11222333000182" }, "preRegistration.taxID"},
-		{"Email", func(p *payments.PreRegistrationParams) { p.User.Email = "nope" }, "user.email"},
-		{"Phone", func(p *payments.PreRegistrationParams) { p.User.Phone = "12" }, "user.phone"},
+		{"NoName", func(p *payments.CreatePreRegistrationParams) { p.Name = " " }, "preRegistration.name"},
+		{"NameNoBRCodeCanCarry", func(p *payments.CreatePreRegistrationParams) { p.Name = "😀😀😀" }, "preRegistration.name"}, // its charges could not be encoded
+		{"NoTaxID", func(p *payments.CreatePreRegistrationParams) { p.TaxID = "" }, "preRegistration.taxID"},
+		{"TaxIDCheckDigit", func(p *payments.CreatePreRegistrationParams) { p.TaxID = "11222333000182" }, "preRegistration.taxID"},
+		{"Email", func(p *payments.CreatePreRegistrationParams) { p.User.Email = "nope" }, "user.email"},
+		{"Phone", func(p *payments.CreatePreRegistrationParams) { p.User.Phone = "12" }, "user.phone"},
 	}
 	eachStore(t, func(t *testing.T, e env) {
 		for _, tc := range cases {
@@ -98,14 +100,15 @@ func TestService_CreatePreRegistration_Invalid(t *testing.T) {
 }
 
 func TestService_ListPreRegistrations(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		is := is.New(t)
 		for _, id := range []string{"11222333000181", "52998224725", "11144477735"} {
-			_, _, err := e.svc.CreatePreRegistration(ctx, payments.PreRegistrationParams{Name: "Co " + id, TaxID: id})
+			_, _, err := e.svc.CreatePreRegistration(ctx, payments.CreatePreRegistrationParams{Name: "Co " + id, TaxID: id})
 			is.NoErr(err)
 			e.clock.Advance(1e9)
 		}
-		_, _, err := e.svc.CreatePartnerApplication(ctx, "11144477735", payments.ApplicationParams{Name: "api"})
+		_, _, err := e.svc.CreatePartnerApplication(ctx, "11144477735", payments.CreateApplicationParams{Name: "api"})
 		is.NoErr(err)
 		prs, page, err := e.svc.ListPreRegistrations(ctx, payments.ListParams{Limit: 2})
 		is.NoErr(err)
@@ -119,6 +122,7 @@ func TestService_ListPreRegistrations(t *testing.T) {
 }
 
 func TestService_CreatePartnerApplication(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		is := is.New(t)
 		pr, _, err := e.svc.CreatePreRegistration(ctx, acme)
@@ -126,7 +130,7 @@ func TestService_CreatePartnerApplication(t *testing.T) {
 		partnerCustomer, err := e.svc.CreateCustomer(ctx, payments.CreateCustomerParams{Name: "P", Email: "p@example.com", CorrelationID: "partner-customer"})
 		is.NoErr(err)
 
-		a, created, err := e.svc.CreatePartnerApplication(ctx, "11.222.333/0001-81", payments.ApplicationParams{Name: "ACME API", Type: "API"})
+		a, created, err := e.svc.CreatePartnerApplication(ctx, "11.222.333/0001-81", payments.CreateApplicationParams{Name: "ACME API", Type: "API"})
 		is.NoErr(err)
 		is.True(created)              // new application
 		is.True(a.ClientSecret != "") // secret shown once
@@ -154,7 +158,7 @@ func TestService_CreatePartnerApplication(t *testing.T) {
 				func() error { _, err := svc.GetPreRegistration(ctx, acme.TaxID); return err },
 				func() error { _, _, err := svc.ListPreRegistrations(ctx, payments.ListParams{}); return err },
 				func() error {
-					_, _, err := svc.CreatePartnerApplication(ctx, acme.TaxID, payments.ApplicationParams{Name: "x"})
+					_, _, err := svc.CreatePartnerApplication(ctx, acme.TaxID, payments.CreateApplicationParams{Name: "x"})
 					return err
 				},
 			} {
@@ -163,7 +167,7 @@ func TestService_CreatePartnerApplication(t *testing.T) {
 		})
 		t.Run("Idempotent", func(t *testing.T) {
 			is := is.New(t)
-			b, created, err := e.svc.CreatePartnerApplication(ctx, "11222333000181", payments.ApplicationParams{Name: "ACME API"})
+			b, created, err := e.svc.CreatePartnerApplication(ctx, "11222333000181", payments.CreateApplicationParams{Name: "ACME API"})
 			is.NoErr(err)
 			is.True(!created)                // same name: the existing application
 			is.Equal(b.ClientID, a.ClientID) // same credentials
@@ -172,7 +176,7 @@ func TestService_CreatePartnerApplication(t *testing.T) {
 			is.NoErr(err)
 			is.Equal(got.Account.ClientID, a.ClientID) // account.clientId is the first application
 
-			c, created, err := e.svc.CreatePartnerApplication(ctx, "11222333000181", payments.ApplicationParams{Name: "Second"})
+			c, created, err := e.svc.CreatePartnerApplication(ctx, "11222333000181", payments.CreateApplicationParams{Name: "Second"})
 			is.NoErr(err)
 			is.True(created) // another name: another application
 			is.True(c.ClientID != a.ClientID)
@@ -182,16 +186,16 @@ func TestService_CreatePartnerApplication(t *testing.T) {
 		})
 		t.Run("ErrNotPreRegistered", func(t *testing.T) {
 			is := is.New(t)
-			_, _, err := e.svc.CreatePartnerApplication(ctx, "52998224725", payments.ApplicationParams{Name: "x"})
+			_, _, err := e.svc.CreatePartnerApplication(ctx, "52998224725", payments.CreateApplicationParams{Name: "x"})
 			is.Equal(payments.ErrorCode(err), payments.ENOTFOUND) // only for companies the caller pre-registered
 		})
 		t.Run("ErrInvalid", func(t *testing.T) {
 			is := is.New(t)
-			_, _, err := e.svc.CreatePartnerApplication(ctx, "11222333000181", payments.ApplicationParams{})
+			_, _, err := e.svc.CreatePartnerApplication(ctx, "11222333000181", payments.CreateApplicationParams{})
 			is.Equal(payments.ErrorField(err), "application.name") // name required
-			_, _, err = e.svc.CreatePartnerApplication(ctx, "11222333000182", payments.ApplicationParams{Name: "x"})
+			_, _, err = e.svc.CreatePartnerApplication(ctx, "11222333000182", payments.CreateApplicationParams{Name: "x"})
 			is.Equal(payments.ErrorField(err), "taxID") // bad check digit
-			_, _, err = e.svc.CreatePartnerApplication(ctx, "", payments.ApplicationParams{Name: "x"})
+			_, _, err = e.svc.CreatePartnerApplication(ctx, "", payments.CreateApplicationParams{Name: "x"})
 			is.Equal(payments.ErrorField(err), "taxID") // missing
 		})
 	})

@@ -23,6 +23,7 @@ func sandboxPix(svc *payments.Service) payments.ReceivePixParams {
 }
 
 func TestService_PaymentLink(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		t.Run("Charge", func(t *testing.T) {
 			is := is.New(t)
@@ -166,9 +167,10 @@ func TestService_PaymentLink(t *testing.T) {
 // of the record it is for, whichever company's Service reads it, and paying it pays that
 // record of that company only.
 func TestService_PaymentLinkCompanies(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		is := is.New(t)
-		co, err := e.svc.CreateCompany(ctx, payments.CompanyParams{
+		co, err := e.svc.CreateCompany(ctx, payments.CreateCompanyParams{
 			Name: "Outra Empresa Ltda", TaxID: "11222333000181", PixKey: "pix@outra.example.com", MerchantName: "Outra Loja", MerchantCity: "Recife",
 		})
 		is.NoErr(err)
@@ -217,6 +219,7 @@ func TestService_PaymentLinkCompanies(t *testing.T) {
 // TestService_SetLinks: records carry the installed Links' URLs, in events too, and
 // nothing without them.
 func TestService_SetLinks(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	e := newEnv(t, stores[0].open(t))
 	c := createCharge(t, e, payments.CreateChargeParams{CorrelationID: "no-links", Value: 100})

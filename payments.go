@@ -2,6 +2,7 @@ package payments
 
 import (
 	"context"
+	"crypto/rsa"
 	"errors"
 	"fmt"
 	"io"
@@ -62,8 +63,16 @@ type Options struct {
 	// lower-case letters and digits, words joined by hyphens, at most 32 characters, and
 	// not "api" (see CheckVendor).
 	Vendor string
-	// DefaultCompany describes the company created on first open for in-process use.
-	DefaultCompany CompanyParams
+	// DefaultCompany describes the default company, the one Open and New return the
+	// Service of. The first open creates it (a partner) from these fields, empty ones
+	// taking CreateCompanyParams' defaults. A later open gives the stored company each field
+	// set here whose value differs (an empty field or nil policy keeps the stored value),
+	// in one transaction, and logs which fields changed: a host's configuration (a
+	// server's -pix-key, -merchant-name …) is what a restart applies. A new PixKey is
+	// re-indexed as UpdateCompany does it; one another company holds makes New fail with
+	// an ECONFLICT *Error whose Field is "DefaultCompany.PixKey", and the store is left as
+	// it was. Charges and QR codes made before keep their BR Codes.
+	DefaultCompany CreateCompanyParams
 	// Rail is the bank side: it sends Pix out and resolves Pix keys (a driver: see package
 	// rail). Nil means the sandbox bank, NewSandboxRail(Clock, 0), which settles every order
 	// at once with make-believe money; Service.Sandbox then reports true.
@@ -98,10 +107,24 @@ type Options struct {
 	// WebhookConcurrency is how many webhooks a delivery pass serves at once; default
 	// DefaultWebhookConcurrency, or 1 when IDs is set.
 	WebhookConcurrency int
+	// WebhookInFlight is how many events of one webhook are sent at once, at most; default
+	// DefaultWebhookInFlight, or 1 when IDs is set. Deliveries to one webhook may then
+	// arrive out of outbox order, as with the real API and Standard Webhooks (receivers
+	// dedupe and order by webhook-id and the payload). Each delivery starts with one event
+	// in flight and allows one more per event delivered; a failure drops it back to one,
+	// and while one of a webhook's events waits for a retry its later events wait too. 1
+	// sends each webhook's events one at a time, in outbox order.
+	WebhookInFlight int
 	// OnWebhookAttempt, if set, is called with each delivery attempt once it is recorded
 	// (metrics: outcomes "delivered", "retry", "gave_up", "disabled"). It runs on the
 	// delivering goroutine and must be quick.
 	OnWebhookAttempt func(WebhookAttempt)
+	// WebhookSigningKey is the RSA key (2048 bits or more) a store that has no webhook
+	// signing key yet starts with, in place of a newly generated one: a key kept in a
+	// secrets manager, or one several stores share so that receivers trust one public key.
+	// A store that already has its key keeps it: receivers verify with the key it
+	// published. Nil generates an RSA-2048 key on first use.
+	WebhookSigningKey *rsa.PrivateKey
 	// WebhookLease is how long a process that claimed a webhook's next event keeps the
 	// other processes sharing the store from delivering to that webhook; if it dies
 	// mid-delivery, another delivers once the lease has run out (see RunWebhooks). Default:
@@ -196,6 +219,11 @@ func Open(path string, opts Options) (*Service, error) {
 func New(st store.Store, opts Options) (*Service, error) {
 	if st == nil {
 		return nil, internal(errors.New("payments.New: the store is nil"))
+	}
+	if k := opts.WebhookSigningKey; k != nil {
+		if k.N == nil || k.N.BitLen() < webhookKeyBits || k.Validate() != nil {
+			return nil, invalid("WebhookSigningKey", "WebhookSigningKey must be a valid RSA key of at least %d bits", webhookKeyBits)
+		}
 	}
 	c := &core{store: st, clock: opts.Clock, ids: newIDSource(opts.IDs), seeded: opts.IDs != nil, log: opts.Logger, vendor: opts.Vendor,
 		qr: qrpng.New(0), rail: opts.Rail,

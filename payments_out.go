@@ -136,8 +136,8 @@ func wireKeyType(t brcode.KeyType) string {
 // yet. With AutoApprove it is approved in the same transaction (see ApprovePayment).
 //
 // The destination is looked up in the Rail's key directory before the transaction: an
-// unknown key is a 400 on destinationAlias (or qrCode), and what the directory said is
-// stored with the payment.
+// unknown key is an EINVALID *Error naming destinationAlias (or qrCode), and what the
+// directory said is stored with the payment.
 func (s *Service) CreatePayment(ctx context.Context, p CreatePaymentParams) (Payment, error) {
 	pay, err := s.buildPayment(ctx, p)
 	if err != nil {
@@ -320,12 +320,12 @@ func digits(s string, minLen, maxLen int) bool {
 }
 
 // ApprovePayment approves the CREATED payment with the correlationID: in one transaction
-// it checks the default account's available balance (400 "You do not have enough balance
-// to make this payment" when short), holds the value and records the payment APPROVED;
+// it checks the default account's available balance (EPRECONDITION on "value", "You do
+// not have enough balance to make this payment", when short), holds the value and records the payment APPROVED;
 // after the commit the Rail sends it, and the bank's answer makes it CONFIRMED (event
 // MOVEMENT_CONFIRMED) or FAILED with the money returned (MOVEMENT_FAILED). It returns the
-// payment as approved. Approving a payment that is not CREATED is a 400 naming its status,
-// so approving twice, even at once, pays once.
+// payment as approved. Approving a payment that is not CREATED is EPRECONDITION, its
+// message naming the status, so approving twice, even at once, pays once.
 func (s *Service) ApprovePayment(ctx context.Context, correlationID string) (Payment, error) {
 	corr, err := cleanCorrelationID("correlationID", correlationID, true)
 	if err != nil {

@@ -37,6 +37,7 @@ type movement struct {
 }
 
 func TestService_CreatePayment(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		is := is.New(t)
 		fund(t, e, 10000)
@@ -70,6 +71,7 @@ func TestService_CreatePayment(t *testing.T) {
 }
 
 func TestService_ApprovePayment(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		is := is.New(t)
 		fund(t, e, 10000)
@@ -100,6 +102,7 @@ func TestService_ApprovePayment(t *testing.T) {
 }
 
 func TestService_ApprovePayment_AutoApprove(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		is := is.New(t)
 		fund(t, e, 1000)
@@ -118,6 +121,7 @@ func TestService_ApprovePayment_AutoApprove(t *testing.T) {
 
 // TestService_ApprovePayment_Triggers: every sandbox failure returns the money and says why.
 func TestService_ApprovePayment_Triggers(t *testing.T) {
+	t.Parallel()
 	manual := func(account string) *payments.BankAccount {
 		return &payments.BankAccount{ISPB: "00000000", Branch: "0001", Account: account, HolderName: "Ana Silva", HolderTaxID: "11144477735"}
 	}
@@ -163,6 +167,7 @@ func TestService_ApprovePayment_Triggers(t *testing.T) {
 }
 
 func TestService_CreatePayment_QRCode(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		is := is.New(t)
 		fund(t, e, 10000)
@@ -197,6 +202,7 @@ func TestService_CreatePayment_QRCode(t *testing.T) {
 // TestService_Payment_BadInput: each is a 400 (EINVALID, ENOTFOUND or EPRECONDITION) that
 // moves nothing.
 func TestService_Payment_BadInput(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		fund(t, e, 1000)
 		mustPayment(t, e.svc, "big", 5000, "ana@example.com")
@@ -250,6 +256,7 @@ func TestService_Payment_BadInput(t *testing.T) {
 }
 
 func TestService_ListPayments(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		is := is.New(t)
 		for i := range 5 {
@@ -275,6 +282,7 @@ func TestService_ListPayments(t *testing.T) {
 }
 
 func TestService_RemovePayment(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		is := is.New(t)
 		fund(t, e, 1000)
@@ -297,6 +305,7 @@ func TestService_RemovePayment(t *testing.T) {
 // TestService_ApprovePayment_Concurrent: 64 goroutines approve 16 payments, 4 times each;
 // each pays once and the account, which cannot afford them all, never goes below zero.
 func TestService_ApprovePayment_Concurrent(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		is := is.New(t)
 		fund(t, e, 10000)
@@ -335,6 +344,7 @@ func TestService_ApprovePayment_Concurrent(t *testing.T) {
 // unavailable error naming the key's field, not an internal one, and records nothing;
 // once the bank answers, the same payment goes through.
 func TestService_CreatePayment_BankDown(t *testing.T) {
+	t.Parallel()
 	eachStoreRail(t, func(t *testing.T, e env, rail *testRail) {
 		is := is.New(t)
 		fund(t, e, 10000)
@@ -370,6 +380,7 @@ func (hangingKeyRail) ResolveKey(ctx context.Context, _ string, _ brcode.KeyType
 // A payment's Pix key look-up is bounded by SendTimeout: a bank that never answers is an
 // unavailable error naming the key's field, and nothing is recorded.
 func TestService_CreatePayment_KeyLookupTimeout(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	rail := hangingKeyRail{payments.NewSandboxRail(nil, 0)}
 	svc, err := payments.New(memory.New(), payments.Options{Rail: rail, SendTimeout: time.Nanosecond})

@@ -20,10 +20,10 @@ import (
 // one transaction.
 const collPayoutReturns = "payout_returns" // one per return, by its endToEndId
 
-// PayoutReturnParams describe a Pix returned to the company for one it sent, as the bank
-// reports it. The order is named by OrderID (the id the Rail was given) or, when the bank
+// RecordPayoutReturnParams describe a Pix returned to the company for one it sent, as the
+// bank reports it. The order is named by OrderID (the id the Rail was given) or, when the bank
 // knows only the Pix, by OriginalEndToEndID, the endToEndId the order settled with.
-type PayoutReturnParams struct {
+type RecordPayoutReturnParams struct {
 	OrderID            string
 	OriginalEndToEndID string
 	// EndToEndID is the returning Pix's own id (a devolution's, "D…"): the same id twice is
@@ -36,6 +36,11 @@ type PayoutReturnParams struct {
 	// Time is when the return settled; zero means now.
 	Time time.Time
 }
+
+// PayoutReturnParams is the former name of RecordPayoutReturnParams.
+//
+// Deprecated: use RecordPayoutReturnParams.
+type PayoutReturnParams = RecordPayoutReturnParams
 
 // PayoutReturn is money sent back to the company for a Pix it sent.
 type PayoutReturn struct {
@@ -60,7 +65,7 @@ type PayoutReturn struct {
 // order or value it is ECONFLICT on "endToEndId". Returns of one order add up to at most
 // its value (EPRECONDITION on "value"); an order not CONFIRMED cannot come back
 // (EPRECONDITION on "orderID"); an unknown order is ENOTFOUND.
-func (s *Service) RecordPayoutReturn(ctx context.Context, p PayoutReturnParams) (PayoutReturn, string, error) {
+func (s *Service) RecordPayoutReturn(ctx context.Context, p RecordPayoutReturnParams) (PayoutReturn, string, error) {
 	e2e, err := cleanString("endToEndId", p.EndToEndID, MaxEndToEndID)
 	if err != nil {
 		return PayoutReturn{}, "", err

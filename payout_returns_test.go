@@ -13,6 +13,7 @@ import (
 // its own movement with its event, once per endToEndId, up to the payment's value, in the
 // company that sent it whichever Service the bank connector calls.
 func TestService_RecordPayoutReturn(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		is := is.New(t)
 		fund(t, e, 10000)
@@ -24,11 +25,11 @@ func TestService_RecordPayoutReturn(t *testing.T) {
 		is.Equal(p.Status, payments.PaymentConfirmed)
 		is.Equal(balance(t, e), payments.Balance{Total: 7000, Available: 7000})
 
-		other, err := e.svc.CreateCompany(ctx, payments.CompanyParams{Name: "Outra", PixKey: "outra@example.com"})
+		other, err := e.svc.CreateCompany(ctx, payments.CreateCompanyParams{Name: "Outra", PixKey: "outra@example.com"})
 		is.NoErr(err)
 		co, err := e.svc.Company(ctx, other.ID)
 		is.NoErr(err)
-		ret, company, err := co.RecordPayoutReturn(ctx, payments.PayoutReturnParams{
+		ret, company, err := co.RecordPayoutReturn(ctx, payments.RecordPayoutReturnParams{
 			OriginalEndToEndID: p.Transaction.EndToEndID, EndToEndID: "D99999999202611221200return0001", Value: 1000, Reason: "MD06"})
 		is.NoErr(err)
 		is.Equal(company, e.svc.CompanyID()) // the sender's company, not the caller's
@@ -61,17 +62,17 @@ func TestService_RecordPayoutReturn(t *testing.T) {
 		is.Equal(body.OriginalTransaction.EndToEndID, p.Transaction.EndToEndID)
 		is.Equal(body.Account.Balance.Total, int64(8000)) // as the return left it
 
-		again, _, err := e.svc.RecordPayoutReturn(ctx, payments.PayoutReturnParams{OrderID: p.ID, EndToEndID: ret.EndToEndID, Value: 1000})
+		again, _, err := e.svc.RecordPayoutReturn(ctx, payments.RecordPayoutReturnParams{OrderID: p.ID, EndToEndID: ret.EndToEndID, Value: 1000})
 		is.NoErr(err)
 		is.Equal(again.EndToEndID, ret.EndToEndID)
 		is.Equal(balance(t, e), payments.Balance{Total: 8000, Available: 8000}) // told twice, moved once
-		_, _, err = e.svc.RecordPayoutReturn(ctx, payments.PayoutReturnParams{OrderID: p.ID, EndToEndID: ret.EndToEndID, Value: 999})
+		_, _, err = e.svc.RecordPayoutReturn(ctx, payments.RecordPayoutReturnParams{OrderID: p.ID, EndToEndID: ret.EndToEndID, Value: 999})
 		is.Equal(payments.ErrorCode(err), payments.ECONFLICT) // the same id with another value
 
-		_, _, err = e.svc.RecordPayoutReturn(ctx, payments.PayoutReturnParams{OrderID: p.ID, EndToEndID: "D99999999202611221200return0002", Value: 2001})
+		_, _, err = e.svc.RecordPayoutReturn(ctx, payments.RecordPayoutReturnParams{OrderID: p.ID, EndToEndID: "D99999999202611221200return0002", Value: 2001})
 		is.Equal(payments.ErrorCode(err), payments.EPRECONDITION) // more than was sent
 		is.Equal(payments.ErrorField(err), "value")
-		last2, _, err := e.svc.RecordPayoutReturn(ctx, payments.PayoutReturnParams{OrderID: p.ID, EndToEndID: "D99999999202611221200return0002", Value: 2000})
+		last2, _, err := e.svc.RecordPayoutReturn(ctx, payments.RecordPayoutReturnParams{OrderID: p.ID, EndToEndID: "D99999999202611221200return0002", Value: 2000})
 		is.NoErr(err)
 		is.True(!last2.Partial) // all of it came back
 		rets, err := e.svc.ListPayoutReturns(ctx, p.ID)
@@ -79,13 +80,13 @@ func TestService_RecordPayoutReturn(t *testing.T) {
 		is.Equal(len(rets), 2)
 		is.Equal(balance(t, e), payments.Balance{Total: 10000, Available: 10000})
 
-		_, _, err = e.svc.RecordPayoutReturn(ctx, payments.PayoutReturnParams{OrderID: "nope", EndToEndID: "D1", Value: 1})
+		_, _, err = e.svc.RecordPayoutReturn(ctx, payments.RecordPayoutReturnParams{OrderID: "nope", EndToEndID: "D1", Value: 1})
 		is.Equal(payments.ErrorCode(err), payments.ENOTFOUND)
-		_, _, err = e.svc.RecordPayoutReturn(ctx, payments.PayoutReturnParams{EndToEndID: "D1", Value: 1})
+		_, _, err = e.svc.RecordPayoutReturn(ctx, payments.RecordPayoutReturnParams{EndToEndID: "D1", Value: 1})
 		is.Equal(payments.ErrorField(err), "orderID")
-		_, _, err = e.svc.RecordPayoutReturn(ctx, payments.PayoutReturnParams{OrderID: p.ID, Value: 1})
+		_, _, err = e.svc.RecordPayoutReturn(ctx, payments.RecordPayoutReturnParams{OrderID: p.ID, Value: 1})
 		is.Equal(payments.ErrorField(err), "endToEndId")
-		_, _, err = e.svc.RecordPayoutReturn(ctx, payments.PayoutReturnParams{OrderID: p.ID, EndToEndID: "D3", Value: 0})
+		_, _, err = e.svc.RecordPayoutReturn(ctx, payments.RecordPayoutReturnParams{OrderID: p.ID, EndToEndID: "D3", Value: 0})
 		is.Equal(payments.ErrorField(err), "value")
 		_, err = co.ListPayoutReturns(ctx, p.ID)
 		is.Equal(payments.ErrorCode(err), payments.ENOTFOUND) // another company's order is not there
@@ -95,6 +96,7 @@ func TestService_RecordPayoutReturn(t *testing.T) {
 
 // TestService_RecordPayoutReturnNotConfirmed: a failed payment cannot come back.
 func TestService_RecordPayoutReturnNotConfirmed(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	e := newEnv(t, stores[0].open(t))
 	fund(t, e, 10000)
@@ -104,7 +106,7 @@ func TestService_RecordPayoutReturnNotConfirmed(t *testing.T) {
 	p, err := e.svc.GetPayment(ctx, "p1")
 	is.NoErr(err)
 	is.Equal(p.Status, payments.PaymentFailed)
-	_, _, err = e.svc.RecordPayoutReturn(ctx, payments.PayoutReturnParams{OrderID: p.ID, EndToEndID: "D1", Value: 100})
+	_, _, err = e.svc.RecordPayoutReturn(ctx, payments.RecordPayoutReturnParams{OrderID: p.ID, EndToEndID: "D1", Value: 100})
 	is.Equal(payments.ErrorCode(err), payments.EPRECONDITION)
 	is.Equal(balance(t, e), payments.Balance{Total: 10000, Available: 10000}) // nothing moved
 }
@@ -114,6 +116,7 @@ func TestService_RecordPayoutReturnNotConfirmed(t *testing.T) {
 // records a return, in the older shape: no charge, no QR code, the returning Pix, and the
 // order's returns so far; a webhook on PIX_TRANSACTION_REFUND_RECEIVED_CONFIRMED gets its own.
 func TestService_PayoutReturnWebhook(t *testing.T) {
+	t.Parallel()
 	eachWebhookStore(t, payments.Options{}, func(t *testing.T, e env) {
 		is := is.New(t)
 		fund(t, e, 10000)
@@ -127,7 +130,7 @@ func TestService_PayoutReturnWebhook(t *testing.T) {
 		is.NoErr(err)
 		p, err := e.svc.GetPayment(ctx, "p1")
 		is.NoErr(err)
-		for _, ret := range []payments.PayoutReturnParams{
+		for _, ret := range []payments.RecordPayoutReturnParams{
 			{OrderID: p.ID, EndToEndID: "D99999999202611221200return0001", Value: 1000, Reason: "MD06"},
 			{OrderID: p.ID, EndToEndID: "D99999999202611221200return0002", Value: 2000},
 		} {

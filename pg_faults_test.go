@@ -46,6 +46,7 @@ func killedPGStore(t *testing.T, base, app string, extra map[string]string) *pos
 }
 
 func TestPostgres_ServiceUnderKills(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	base := pgtest.URL(t)
 	app := fmt.Sprintf("pgkills_%d", os.Getpid())
@@ -54,7 +55,7 @@ func TestPostgres_ServiceUnderKills(t *testing.T) {
 	clock := payments.NewManualClock(t0)
 	opts := func() payments.Options {
 		return payments.Options{Clock: clock, Rail: payments.NewSandboxRail(clock, 0), SendTimeout: 5 * time.Second,
-			DefaultCompany: payments.CompanyParams{Name: "Loja Exemplo", PixKey: "pix@loja.example.com", MerchantName: "Loja", MerchantCity: "Sao Paulo"}}
+			DefaultCompany: payments.CreateCompanyParams{Name: "Loja Exemplo", PixKey: "pix@loja.example.com", MerchantName: "Loja", MerchantCity: "Sao Paulo"}}
 	}
 	a, err := payments.New(st1, opts())
 	is.NoErr(err)
@@ -176,7 +177,7 @@ func TestPostgres_ServiceUnderKills(t *testing.T) {
 						to = subs[(indexOf(subs, from)+1)%3]
 					}
 					call("transfer "+n, func(svc *payments.Service) (string, error) {
-						tr, err := svc.TransferBetweenSubaccounts(ctx, payments.SubaccountTransferParams{Value: 100, FromPixKey: from, ToPixKey: to, CorrelationID: "t-" + n})
+						tr, err := svc.TransferBetweenSubaccounts(ctx, payments.CreateSubaccountTransferParams{Value: 100, FromPixKey: from, ToPixKey: to, CorrelationID: "t-" + n})
 						return tr.ID, err
 					})
 				case 3: // credit a subaccount from the account

@@ -50,6 +50,7 @@ func since(t *testing.T, svc *payments.Service, n int) []string {
 }
 
 func TestService_PixAutomatic_Debit(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		is := is.New(t)
 		s := createPixAutomatic(t, e, "gym", payments.PixRecurringOptions{})
@@ -128,6 +129,7 @@ func TestService_PixAutomatic_Debit(t *testing.T) {
 }
 
 func TestService_PixAutomatic_Retries(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		t.Run("ThreeIn7Days", func(t *testing.T) {
 			is := is.New(t)
@@ -209,6 +211,7 @@ func TestService_PixAutomatic_Retries(t *testing.T) {
 }
 
 func TestService_PixAutomatic_Mandate(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		t.Run("PaymentOnApproval", func(t *testing.T) {
 			is := is.New(t)
@@ -310,12 +313,13 @@ func TestService_PixAutomatic_Mandate(t *testing.T) {
 // TestService_PixAutomatic_OtherCompany: another company cannot see, approve, fail or
 // debit a company's Pix Automático subscription or installments.
 func TestService_PixAutomatic_OtherCompany(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, memory.New())
 	is := is.New(t)
 	s := createPixAutomatic(t, e, "mine", payments.PixRecurringOptions{})
 	is.NoErr(e.svc.RunDue(ctx))
 	in := installments(t, e.svc, s.GlobalID)[0]
-	co, err := e.svc.CreateCompany(ctx, payments.CompanyParams{Name: "Other"})
+	co, err := e.svc.CreateCompany(ctx, payments.CreateCompanyParams{Name: "Other"})
 	is.NoErr(err)
 	other, err := e.svc.Company(ctx, co.ID)
 	is.NoErr(err)
@@ -336,9 +340,10 @@ func TestService_PixAutomatic_OtherCompany(t *testing.T) {
 // TestService_PixAutomatic_RealBank: with a bank that is not the sandbox, Pix Automático
 // is not offered, and says so.
 func TestService_PixAutomatic_RealBank(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	svc, err := payments.New(memory.New(), payments.Options{Rail: sendOnly{}, Clock: payments.NewManualClock(t0),
-		DefaultCompany: payments.CompanyParams{Name: "Loja", PixKey: "pix@loja.example.com"}})
+		DefaultCompany: payments.CreateCompanyParams{Name: "Loja", PixKey: "pix@loja.example.com"}})
 	is.NoErr(err)
 	_, err = svc.CreateSubscription(ctx, payments.CreateSubscriptionParams{Value: 100, Customer: &subCustomer, Type: "PIX_RECURRING"})
 	is.Equal(payments.ErrorCode(err), payments.ENOTIMPLEMENTED) // the bank driver speaks no /rec

@@ -25,6 +25,7 @@ func pixKeyList(t *testing.T, svc *payments.Service) []payments.PixKey {
 }
 
 func TestService_PixKeys(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		is := is.New(t)
 		keys, acct, err := e.svc.ListPixKeys(ctx, payments.ListParams{})
@@ -87,7 +88,7 @@ func TestService_PixKeys(t *testing.T) {
 		err = e.svc.DeletePixKey(ctx, "pix@loja.example.com")
 		is.Equal(payments.ErrorCode(err), payments.ENOTFOUND) // once
 
-		_, err = e.svc.CreateCompany(ctx, payments.CompanyParams{Name: "Other", PixKey: "pix@loja.example.com"})
+		_, err = e.svc.CreateCompany(ctx, payments.CreateCompanyParams{Name: "Other", PixKey: "pix@loja.example.com"})
 		is.NoErr(err) // released: another company may take it
 		routed, err = e.svc.ReceiveBankPix(ctx, rail.ReceivedPix{EndToEndID: "E00000000202611221200abcdefghijm", Key: "pix@loja.example.com", Value: 300, At: t0})
 		is.NoErr(err)
@@ -101,6 +102,7 @@ func TestService_PixKeys(t *testing.T) {
 }
 
 func TestService_CreatePixKey_Invalid(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	e := newEnv(t, memory.New())
 	for _, c := range []struct {
@@ -130,9 +132,10 @@ func TestService_CreatePixKey_Invalid(t *testing.T) {
 }
 
 func TestService_CreatePixKey_OwnCNPJ(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	e := newEnv(t, memory.New())
-	co, err := e.svc.CreateCompany(ctx, payments.CompanyParams{Name: "Com CNPJ", TaxID: "45.723.174/0001-10"})
+	co, err := e.svc.CreateCompany(ctx, payments.CreateCompanyParams{Name: "Com CNPJ", TaxID: "45.723.174/0001-10"})
 	is.NoErr(err)
 	svc, err := e.svc.Company(ctx, co.ID)
 	is.NoErr(err)
@@ -145,6 +148,7 @@ func TestService_CreatePixKey_OwnCNPJ(t *testing.T) {
 }
 
 func TestService_PixKeys_Limit(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	e := newEnv(t, memory.New())
 	for range 19 {
@@ -160,11 +164,12 @@ func TestService_PixKeys_Limit(t *testing.T) {
 }
 
 func TestService_PixKeys_CompanyIsolation(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		is := is.New(t)
 		mine, err := e.svc.CreatePixKey(ctx, payments.CreatePixKeyParams{Type: "CNPJ", Key: "11222333000181"})
 		is.NoErr(err)
-		co, err := e.svc.CreateCompany(ctx, payments.CompanyParams{Name: "Second", PixKey: "b@example.com"})
+		co, err := e.svc.CreateCompany(ctx, payments.CreateCompanyParams{Name: "Second", PixKey: "b@example.com"})
 		is.NoErr(err)
 		other, err := e.svc.Company(ctx, co.ID)
 		is.NoErr(err)
@@ -187,6 +192,7 @@ func TestService_PixKeys_CompanyIsolation(t *testing.T) {
 }
 
 func TestService_CheckPixKey(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	e := newEnv(t, memory.New())
 	c, err := e.svc.CheckPixKey(ctx, "bruno@example.com")

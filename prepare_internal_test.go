@@ -16,6 +16,7 @@ import (
 // between, is built and reported as the transaction finds them: the prepared work is only
 // used for what it was made from.
 func TestCreateCharge_StalePreparation(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	ctx := context.Background()
 	for _, st := range []struct {
@@ -74,6 +75,7 @@ func TestCreateCharge_StalePreparation(t *testing.T) {
 
 // A prepared charge is used as prepared only at its time and for its parameters.
 func TestCreateCharge_PreparationForOtherParams(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	ctx := context.Background()
 	svc, err := New(memory.New(), Options{})
@@ -99,6 +101,7 @@ func TestCreateCharge_PreparationForOtherParams(t *testing.T) {
 // A prepared charge is stored as one built in its transaction: the same keys and index
 // entries, and the same paymentlinks record.
 func TestCreateCharge_PreparedRecords(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	ctx := context.Background()
 	svc, err := New(memory.New(), Options{})
@@ -132,6 +135,7 @@ func TestCreateCharge_PreparedRecords(t *testing.T) {
 // read transaction; when they have since changed, the transaction builds the charge and
 // its event from the records as they are, and the next charge is prepared afresh.
 func TestCreateCharge_PreparedFromLastReads(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	ctx := context.Background()
 	svc, err := New(memory.New(), Options{})

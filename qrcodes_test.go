@@ -11,6 +11,7 @@ import (
 )
 
 func TestService_PixQRCodes(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		is := is.New(t)
 		q, err := e.svc.CreatePixQRCode(ctx, payments.CreatePixQRCodeParams{Name: "Balcão", CorrelationID: "qr-1", Value: 2500, Comment: "Cafe"})
@@ -66,7 +67,7 @@ func TestService_PixQRCodes(t *testing.T) {
 		is.NoErr(err)
 		is.Equal(page.TotalCount, 1)
 
-		co, err := e.svc.CreateCompany(ctx, payments.CompanyParams{Name: "Other"})
+		co, err := e.svc.CreateCompany(ctx, payments.CreateCompanyParams{Name: "Other"})
 		is.NoErr(err)
 		other, err := e.svc.Company(ctx, co.ID)
 		is.NoErr(err)
@@ -81,6 +82,7 @@ func TestService_PixQRCodes(t *testing.T) {
 // TestService_PixQRCode_Identifier: a client may choose a QR code's identifier, its BR
 // Code's reference label: found by it, paid through it, unique among the company's codes.
 func TestService_PixQRCode_Identifier(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		is := is.New(t)
 		q, err := e.svc.CreatePixQRCode(ctx, payments.CreatePixQRCodeParams{Name: "Caixa 1", Identifier: "caixa1loja"})
@@ -116,6 +118,7 @@ func TestService_PixQRCode_Identifier(t *testing.T) {
 // paying it later is credited, kept under it and marked "QR code deleted". A new code that
 // takes its identifier and correlationID is the one they name, deleted in turn too.
 func TestService_PixQRCode_Deleted(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		is := is.New(t)
 		q, err := e.svc.CreatePixQRCode(ctx, payments.CreatePixQRCodeParams{Name: "Balcão", CorrelationID: "qr-1", Value: 500, Identifier: "balcao1"})
@@ -165,6 +168,7 @@ func TestService_PixQRCode_Deleted(t *testing.T) {
 // index name) lists nothing on every store; the memory store, which refuses such names
 // in writes, answered it with an internal error (a 500).
 func TestService_ListFilters_NUL(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		is := is.New(t)
 		for _, f := range []payments.TransactionFilter{{Charge: "a\x00b"}, {PixQrCode: "a\x00b"}, {Withdrawal: "a\x00b"}} {
@@ -184,6 +188,7 @@ func TestService_ListFilters_NUL(t *testing.T) {
 // as the other; so is a correlationID that is another code's identifier or id, live or
 // deleted.
 func TestService_PixQRCode_NamesOneCode(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		is := is.New(t)
 		a, err := e.svc.CreatePixQRCode(ctx, payments.CreatePixQRCodeParams{Name: "A", CorrelationID: "caixa1", Identifier: "caixa1"})

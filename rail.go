@@ -29,47 +29,51 @@ type (
 	SandboxRail = sandbox.Rail
 )
 
-// Order kinds.
+// The constants below are package rail's and rail/sandbox's, written out so that go doc
+// shows their values; TestConstants keeps them equal.
+
+// Order kinds: rail.OrderPayment and the others.
 const (
-	OrderPayment    = rail.OrderPayment
-	OrderRefund     = rail.OrderRefund
-	OrderWithdrawal = rail.OrderWithdrawal
+	OrderPayment    OrderKind = "PAYMENT"    // a payment to a Pix key or bank account
+	OrderRefund     OrderKind = "REFUND"     // money sent back to the payer of a received Pix
+	OrderWithdrawal OrderKind = "WITHDRAWAL" // money taken out to the company's own bank account
 )
 
-// Settlement statuses.
+// Settlement statuses: rail.SettlementPending and the others. Pending moves to Confirmed
+// or Failed, once; those are final.
 const (
-	SettlementPending   = rail.SettlementPending
-	SettlementConfirmed = rail.SettlementConfirmed
-	SettlementFailed    = rail.SettlementFailed
+	SettlementPending   SettlementStatus = "PENDING"
+	SettlementConfirmed SettlementStatus = "CONFIRMED"
+	SettlementFailed    SettlementStatus = "FAILED"
 )
 
-// Failure reasons: see package rail.
+// Failure reasons a Rail reports: see package rail.
 const (
-	ReasonInvalidPixKey    = rail.ReasonInvalidPixKey
-	ReasonBankError        = rail.ReasonBankError
-	ReasonNotEnoughBalance = rail.ReasonNotEnoughBalance
-	ReasonAccountNotFound  = rail.ReasonAccountNotFound
-	ReasonAC03             = rail.ReasonAC03
-	ReasonAC06             = rail.ReasonAC06
-	ReasonAC07             = rail.ReasonAC07
-	ReasonAC14             = rail.ReasonAC14
-	ReasonAG03             = rail.ReasonAG03
-	ReasonAM02             = rail.ReasonAM02
-	ReasonAM04             = rail.ReasonAM04
-	ReasonAM09             = rail.ReasonAM09
-	ReasonBE01             = rail.ReasonBE01
-	ReasonBE17             = rail.ReasonBE17
-	ReasonDS04             = rail.ReasonDS04
-	ReasonMD01             = rail.ReasonMD01
-	ReasonRR04             = rail.ReasonRR04
+	ReasonInvalidPixKey    = "INVALID_PIX_KEY"    // no such key: nothing was sent
+	ReasonBankError        = "BANK_ERROR"         // the receiving bank failed
+	ReasonNotEnoughBalance = "NOT_ENOUGH_BALANCE" // the receiving side refused the amount
+	ReasonAccountNotFound  = "ACCOUNT_NOT_FOUND"  // no such account: nothing was sent
+	ReasonAC03             = "AC03"               // invalid creditor account number
+	ReasonAC06             = "AC06"               // account blocked
+	ReasonAC07             = "AC07"               // creditor account closed
+	ReasonAC14             = "AC14"               // invalid creditor account type
+	ReasonAG03             = "AG03"               // transaction type not supported
+	ReasonAM02             = "AM02"               // amount exceeds the allowed maximum
+	ReasonAM04             = "AM04"               // insufficient funds
+	ReasonAM09             = "AM09"               // wrong amount
+	ReasonBE01             = "BE01"               // holder does not match the account
+	ReasonBE17             = "BE17"               // creditor identifier invalid
+	ReasonDS04             = "DS04"               // order rejected by the bank
+	ReasonMD01             = "MD01"               // no mandate
+	ReasonRR04             = "RR04"               // regulatory reason
 )
 
 // Sandbox triggers and the sandbox's institution: see package rail/sandbox.
 const (
-	SandboxKeyNotFound           = sandbox.KeyNotFound
-	SandboxKeyBankError          = sandbox.KeyBankError
-	SandboxValueNotEnoughBalance = sandbox.ValueNotEnoughBalance
-	SandboxISPB                  = sandbox.ISPB
+	SandboxKeyNotFound           = "pix-key-not-found@woovi.com" // no such key: a payment to it is refused, INVALID_PIX_KEY
+	SandboxKeyBankError          = "bank-error@woovi.com"        // a payment to it fails with BANK_ERROR
+	SandboxValueNotEnoughBalance = 666                           // a payment of this many centavos fails with NOT_ENOUGH_BALANCE
+	SandboxISPB                  = "99999999"                    // the sandbox's fictitious institution
 )
 
 // NewSandboxRail returns the sandbox bank on clock (the system clock if nil) that settles

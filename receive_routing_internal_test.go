@@ -19,6 +19,7 @@ import (
 // versions allowed) stays with the first company created, with a warning, and the open
 // does not fail.
 func TestMigrateRouting(t *testing.T) {
+	t.Parallel()
 	eachStoreInternal(t, func(t *testing.T, e ienv) {
 		is := is.New(t)
 		ctx := context.Background()
@@ -101,7 +102,7 @@ func TestMigrateRouting(t *testing.T) {
 // mustCompany creates a company with the Pix key, registered by svc's.
 func mustCompany(t *testing.T, svc *Service, name, key string) *Service {
 	t.Helper()
-	co, err := svc.CreateCompany(context.Background(), CompanyParams{Name: name, PixKey: key})
+	co, err := svc.CreateCompany(context.Background(), CreateCompanyParams{Name: name, PixKey: key})
 	if err != nil {
 		t.Fatal(err)
 	}

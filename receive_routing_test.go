@@ -40,7 +40,7 @@ func newBankEnv(t *testing.T, st store.Store) bankEnv {
 	t.Helper()
 	clock := payments.NewManualClock(t0)
 	bank := sandbox.New(clock, 0)
-	svc, err := payments.New(st, payments.Options{Clock: clock, Rail: bank, DefaultCompany: payments.CompanyParams{
+	svc, err := payments.New(st, payments.Options{Clock: clock, Rail: bank, DefaultCompany: payments.CreateCompanyParams{
 		Name: "Loja Exemplo", PixKey: keyA, MerchantName: "Loja Exemplo", MerchantCity: "Sao Paulo",
 	}})
 	if err != nil {
@@ -55,7 +55,7 @@ func newBankEnv(t *testing.T, st store.Store) bankEnv {
 // newCompany creates a company with the Pix key and returns its Service.
 func newCompany(t *testing.T, svc *payments.Service, name, key string) *payments.Service {
 	t.Helper()
-	co, err := svc.CreateCompany(ctx, payments.CompanyParams{Name: name, PixKey: key})
+	co, err := svc.CreateCompany(ctx, payments.CreateCompanyParams{Name: name, PixKey: key})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,6 +97,7 @@ func transactionIDs(t *testing.T, svc *payments.Service) []string {
 }
 
 func TestService_ReceiveBankPix(t *testing.T) {
+	t.Parallel()
 	eachStoreBank(t, func(t *testing.T, e bankEnv) {
 		t.Run("ByKey", func(t *testing.T) {
 			is := is.New(t)
@@ -230,6 +231,7 @@ func TestService_ReceiveBankPix(t *testing.T) {
 // TestService_ReceivePixAtOtherKeys: the company's own ReceivePix takes its accounts' keys,
 // crediting them, and refuses a key that is none of its accounts' (a subaccount's too).
 func TestService_ReceivePixAtOtherKeys(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		is := is.New(t)
 		acct, err := e.svc.CreateAccount(ctx, payments.CreateAccountParams{PixKey: "caixa@loja.example.com"})
@@ -257,6 +259,7 @@ func TestService_ReceivePixAtOtherKeys(t *testing.T) {
 }
 
 func TestService_UnmatchedPix(t *testing.T) {
+	t.Parallel()
 	eachStoreBank(t, func(t *testing.T, e bankEnv) {
 		is := is.New(t)
 		p := bankPix(e, "ninguem@example.com", 4200)
@@ -335,6 +338,7 @@ func TestService_UnmatchedPix(t *testing.T) {
 // TestService_ReceivedPixOncePerNetwork: an endToEndId one company recorded is not
 // recorded by another, by its own ReceivePix or by routing.
 func TestService_ReceivedPixOncePerNetwork(t *testing.T) {
+	t.Parallel()
 	eachStoreBank(t, func(t *testing.T, e bankEnv) {
 		is := is.New(t)
 		p := bankPix(e, keyA, 900)
@@ -354,6 +358,7 @@ func TestService_ReceivedPixOncePerNetwork(t *testing.T) {
 }
 
 func TestService_PixKeysAcrossCompanies(t *testing.T) {
+	t.Parallel()
 	eachStoreBank(t, func(t *testing.T, e bankEnv) {
 		acct, err := e.svc.CreateAccount(ctx, payments.CreateAccountParams{PixKey: "caixa@loja.example.com"})
 		if err != nil {
@@ -380,7 +385,7 @@ func TestService_PixKeysAcrossCompanies(t *testing.T) {
 			is := is.New(t)
 			before := companies(t, e.store)
 			for _, key := range append(taken, keyB, "PIX@Loja.Example.com") {
-				_, err := e.svc.CreateCompany(ctx, payments.CompanyParams{Name: "Terceira", PixKey: key})
+				_, err := e.svc.CreateCompany(ctx, payments.CreateCompanyParams{Name: "Terceira", PixKey: key})
 				refused(t, err, strings.ToLower(key))
 			}
 			is.Equal(companies(t, e.store), before) // no company was written
@@ -450,6 +455,7 @@ func companies(t *testing.T, st store.Store) int {
 }
 
 func TestService_Reconcile(t *testing.T) {
+	t.Parallel()
 	eachStoreBank(t, func(t *testing.T, e bankEnv) {
 		is := is.New(t)
 		c, err := e.b.CreateCharge(ctx, payments.CreateChargeParams{CorrelationID: "missed", Value: 5000})
@@ -499,6 +505,7 @@ func TestService_Reconcile(t *testing.T) {
 
 // TestService_ReconcilePages: a listing of several pages is followed to its end.
 func TestService_ReconcilePages(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	e := newBankEnv(t, stores[0].open(t))
 	const n = 230 // more than two of the sandbox's pages
@@ -520,6 +527,7 @@ func TestService_ReconcilePages(t *testing.T) {
 type notCollector struct{ payments.Rail }
 
 func TestService_ReconcileNotCollector(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	clock := payments.NewManualClock(t0)
 	svc, err := payments.New(stores[0].open(t), payments.Options{Clock: clock, Rail: notCollector{sandbox.New(clock, 0)}})

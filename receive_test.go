@@ -72,6 +72,7 @@ func eventNames(t *testing.T, svc *payments.Service) []string {
 }
 
 func TestService_ReceivePix(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		t.Run("PaysCharge", func(t *testing.T) {
 			is := is.New(t)
@@ -118,6 +119,7 @@ func TestService_ReceivePix(t *testing.T) {
 }
 
 func TestService_ReceivePix_CannotTake(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		is := is.New(t)
 		paid := createCharge(t, e, payments.CreateChargeParams{CorrelationID: "paid", Value: 1000})
@@ -165,6 +167,7 @@ func TestService_ReceivePix_CannotTake(t *testing.T) {
 }
 
 func TestService_ReceivePix_Invalid(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		is := is.New(t)
 		for _, tc := range []struct {
@@ -198,6 +201,7 @@ func TestService_ReceivePix_Invalid(t *testing.T) {
 }
 
 func TestService_ReceivePix_StaticQRCode(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		is := is.New(t)
 		q, err := e.svc.CreatePixQRCode(ctx, payments.CreatePixQRCodeParams{Name: "Caixa", CorrelationID: "caixa"})
@@ -267,6 +271,7 @@ func TestService_ReceivePix_StaticQRCode(t *testing.T) {
 // Before, it was an ordinary payment of the code; the sandbox and the payment page refuse
 // that amount outright.
 func TestService_ReceivePix_StaticQRCodeFixedValue(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		is := is.New(t)
 		q, err := e.svc.CreatePixQRCode(ctx, payments.CreatePixQRCodeParams{Name: "Fixo", CorrelationID: "fixo", Value: 5000})
@@ -288,6 +293,7 @@ func TestService_ReceivePix_StaticQRCodeFixedValue(t *testing.T) {
 }
 
 func TestService_ReceivePix_SubaccountAndSplits(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		is := is.New(t)
 		for _, key := range []string{"loja1@example.com", "loja2@example.com"} {
@@ -317,6 +323,7 @@ func TestService_ReceivePix_SubaccountAndSplits(t *testing.T) {
 }
 
 func TestService_ReceivePix_Overdue(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		is := is.New(t)
 		c := createCharge(t, e, payments.CreateChargeParams{CorrelationID: "late", Value: 10000, Type: payments.ChargeOverdue,
@@ -342,6 +349,7 @@ func TestService_ReceivePix_Overdue(t *testing.T) {
 // no more. Priced by the days before it, 3,000 paid a 10,000 charge whose largest
 // discount was 2,000.
 func TestService_ReceivePix_BeforeCharge(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		is := is.New(t)
 		c := createCharge(t, e, payments.CreateChargeParams{CorrelationID: "od", Value: 10000, Type: payments.ChargeOverdue,
@@ -367,6 +375,7 @@ func TestService_ReceivePix_BeforeCharge(t *testing.T) {
 // if their endToEndIds are the same. One whose endToEndId happened to be another Pix's
 // transactionID or globalID was taken for a retry of that Pix and never recorded.
 func TestService_ReceivePix_EndToEndIDLikeAnotherID(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		is := is.New(t)
 		x1, err := e.svc.ReceivePix(ctx, payments.ReceivePixParams{EndToEndID: newE2E(), Value: 1000})
@@ -386,11 +395,12 @@ func TestService_ReceivePix_EndToEndIDLikeAnotherID(t *testing.T) {
 }
 
 func TestService_ReceivePix_CompanyIsolation(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		is := is.New(t)
 		c := createCharge(t, e, payments.CreateChargeParams{CorrelationID: "mine", Value: 1000})
 		x := pay(t, e, c)
-		co, err := e.svc.CreateCompany(ctx, payments.CompanyParams{Name: "Other"})
+		co, err := e.svc.CreateCompany(ctx, payments.CreateCompanyParams{Name: "Other"})
 		is.NoErr(err)
 		other, err := e.svc.Company(ctx, co.ID)
 		is.NoErr(err)
@@ -400,7 +410,7 @@ func TestService_ReceivePix_CompanyIsolation(t *testing.T) {
 		is.Equal(payments.ErrorCode(err), payments.ENOTFOUND) // by globalID neither
 		_, err = other.CreateRefund(ctx, payments.CreateRefundParams{TransactionEndToEndID: x.EndToEndID, CorrelationID: "steal", Value: 100})
 		is.Equal(payments.ErrorCode(err), payments.ENOTFOUND) // cannot refund it
-		_, err = other.CreateChargeRefund(ctx, "mine", payments.ChargeRefundParams{CorrelationID: "steal2"})
+		_, err = other.CreateChargeRefund(ctx, "mine", payments.CreateChargeRefundParams{CorrelationID: "steal2"})
 		is.Equal(payments.ErrorCode(err), payments.ENOTFOUND)
 		// A Pix with the first company's txid, reported to the second, does not pay the charge.
 		y, err := other.ReceivePix(ctx, payments.ReceivePixParams{EndToEndID: newE2E(), Value: 1000, TxID: c.Identifier[:25]})
@@ -416,6 +426,7 @@ func TestService_ReceivePix_CompanyIsolation(t *testing.T) {
 }
 
 func TestService_ReceiveChargePix(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		payer := payments.ReceivePixParams{Payer: &payments.Payer{Name: "Payer", TaxID: "11144477735"}, InfoPagador: "obrigado"}
 		t.Run("OK", func(t *testing.T) {
@@ -520,6 +531,7 @@ func TestService_ReceiveChargePix(t *testing.T) {
 // CHARGE_EXPIRED). Before, both were recorded "charge expired" and the charges stayed
 // unpaid.
 func TestService_ReceivePix_SettledInTimeReportedLate(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		receive := func(t *testing.T, c payments.Charge, value int64, at time.Time) {
 			t.Helper()

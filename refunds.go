@@ -64,12 +64,17 @@ type CreateRefundParams struct {
 	Comment string // at most 140 characters
 }
 
-// ChargeRefundParams create a refund of a paid charge.
-type ChargeRefundParams struct {
+// CreateChargeRefundParams create a refund of a paid charge.
+type CreateChargeRefundParams struct {
 	CorrelationID string
 	Value         int64 // 0 means all that remains
 	Comment       string
 }
+
+// ChargeRefundParams is the former name of CreateChargeRefundParams.
+//
+// Deprecated: use CreateChargeRefundParams.
+type ChargeRefundParams = CreateChargeRefundParams
 
 // refundRecord is a Refund as stored: with its charge's transactionID for the index.
 type refundRecord struct {
@@ -159,7 +164,7 @@ func (s *Service) CreateRefund(ctx context.Context, p CreateRefundParams) (Refun
 // CreateChargeRefund refunds the Pix that paid the charge with the id (its correlationID
 // or any id GetCharge accepts). The charge must be COMPLETED. Like CreateRefund, it is a
 // transaction, then the Rail, then a transaction.
-func (s *Service) CreateChargeRefund(ctx context.Context, chargeID string, p ChargeRefundParams) (Refund, error) {
+func (s *Service) CreateChargeRefund(ctx context.Context, chargeID string, p CreateChargeRefundParams) (Refund, error) {
 	return s.refund(ctx, p.CorrelationID, p.Value, p.Comment, func(t *txn) (Transaction, error) {
 		c, err := t.findCharge(chargeID)
 		if err != nil {

@@ -14,11 +14,12 @@ import (
 )
 
 func TestService_CreateChargeRefund(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		is := is.New(t)
 		c := createCharge(t, e, payments.CreateChargeParams{CorrelationID: "order", Value: 10000})
 		x := pay(t, e, c) // account: 10000 - 80
-		r, err := e.svc.CreateChargeRefund(ctx, "order", payments.ChargeRefundParams{CorrelationID: "r1", Value: 3000, Comment: "item devolvido"})
+		r, err := e.svc.CreateChargeRefund(ctx, "order", payments.CreateChargeRefundParams{CorrelationID: "r1", Value: 3000, Comment: "item devolvido"})
 		is.NoErr(err)
 		is.Equal(r.Status, payments.RefundInProcessing) // a new refund is in process
 		is.Equal(r.TransactionEndToEndID, x.EndToEndID)
@@ -33,33 +34,33 @@ func TestService_CreateChargeRefund(t *testing.T) {
 		is.Equal(got2, got) // by refundId too
 		is.Equal(balance(t, e), payments.Balance{Total: 9920 - 3000, Available: 9920 - 3000})
 
-		again, err := e.svc.CreateChargeRefund(ctx, "order", payments.ChargeRefundParams{CorrelationID: "r1", Value: 3000})
+		again, err := e.svc.CreateChargeRefund(ctx, "order", payments.CreateChargeRefundParams{CorrelationID: "r1", Value: 3000})
 		is.NoErr(err)
 		is.Equal(again.RefundID, r.RefundID)                                                  // a retry returns the first refund
 		is.Equal(balance(t, e), payments.Balance{Total: 9920 - 3000, Available: 9920 - 3000}) // and moves nothing
 
-		_, err = e.svc.CreateChargeRefund(ctx, "order", payments.ChargeRefundParams{CorrelationID: "r2", Value: 7001})
+		_, err = e.svc.CreateChargeRefund(ctx, "order", payments.CreateChargeRefundParams{CorrelationID: "r2", Value: 7001})
 		is.Equal(payments.ErrorCode(err), payments.EINVALID) // more than remains of the Pix
 		is.Equal(payments.ErrorField(err), "value")
-		_, err = e.svc.CreateChargeRefund(ctx, "order", payments.ChargeRefundParams{CorrelationID: "r2", Value: 100, Comment: strings.Repeat("a", 141)})
+		_, err = e.svc.CreateChargeRefund(ctx, "order", payments.CreateChargeRefundParams{CorrelationID: "r2", Value: 100, Comment: strings.Repeat("a", 141)})
 		is.Equal(payments.ErrorField(err), "comment") // comment over 140
-		_, err = e.svc.CreateChargeRefund(ctx, "order", payments.ChargeRefundParams{Value: 100})
+		_, err = e.svc.CreateChargeRefund(ctx, "order", payments.CreateChargeRefundParams{Value: 100})
 		is.Equal(payments.ErrorField(err), "correlationID") // correlationID required
-		_, err = e.svc.CreateChargeRefund(ctx, "order", payments.ChargeRefundParams{CorrelationID: "r2", Value: -1})
+		_, err = e.svc.CreateChargeRefund(ctx, "order", payments.CreateChargeRefundParams{CorrelationID: "r2", Value: -1})
 		is.Equal(payments.ErrorField(err), "value")
-		_, err = e.svc.CreateChargeRefund(ctx, "nope", payments.ChargeRefundParams{CorrelationID: "r2", Value: 1})
+		_, err = e.svc.CreateChargeRefund(ctx, "nope", payments.CreateChargeRefundParams{CorrelationID: "r2", Value: 1})
 		is.Equal(payments.ErrorCode(err), payments.ENOTFOUND) // unknown charge
 		unpaid := createCharge(t, e, payments.CreateChargeParams{CorrelationID: "unpaid", Value: 100})
-		_, err = e.svc.CreateChargeRefund(ctx, unpaid.CorrelationID, payments.ChargeRefundParams{CorrelationID: "r2", Value: 1})
+		_, err = e.svc.CreateChargeRefund(ctx, unpaid.CorrelationID, payments.CreateChargeRefundParams{CorrelationID: "r2", Value: 1})
 		is.Equal(payments.ErrorCode(err), payments.EPRECONDITION) // not paid
 
-		_, err = e.svc.CreateChargeRefund(ctx, "order", payments.ChargeRefundParams{CorrelationID: "r2"})
+		_, err = e.svc.CreateChargeRefund(ctx, "order", payments.CreateChargeRefundParams{CorrelationID: "r2"})
 		is.Equal(payments.ErrorCode(err), payments.EPRECONDITION)                                      // the rest (7000) is more than the account holds (6920)
 		pay(t, e, createCharge(t, e, payments.CreateChargeParams{CorrelationID: "more", Value: 1000})) // +950
-		r2, err := e.svc.CreateChargeRefund(ctx, "order", payments.ChargeRefundParams{CorrelationID: "r2"})
+		r2, err := e.svc.CreateChargeRefund(ctx, "order", payments.CreateChargeRefundParams{CorrelationID: "r2"})
 		is.NoErr(err)
 		is.Equal(r2.Value, int64(7000)) // no value: all that remains
-		_, err = e.svc.CreateChargeRefund(ctx, "order", payments.ChargeRefundParams{CorrelationID: "r3", Value: 1})
+		_, err = e.svc.CreateChargeRefund(ctx, "order", payments.CreateChargeRefundParams{CorrelationID: "r3", Value: 1})
 		is.Equal(payments.ErrorCode(err), payments.EPRECONDITION) // refunded in full
 
 		rs, _, err := e.svc.ListChargeRefunds(ctx, "order", payments.ListParams{})
@@ -79,12 +80,13 @@ func TestService_CreateChargeRefund(t *testing.T) {
 // one only if their correlationIDs are the same; one whose correlationID was an earlier
 // refund's refundId was answered with that refund, and nothing was refunded.
 func TestService_CreateRefund_CorrelationIDLikeARefundID(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		is := is.New(t)
 		pay(t, e, createCharge(t, e, payments.CreateChargeParams{CorrelationID: "order", Value: 10000}))
-		r1, err := e.svc.CreateChargeRefund(ctx, "order", payments.ChargeRefundParams{CorrelationID: "r1", Value: 1000})
+		r1, err := e.svc.CreateChargeRefund(ctx, "order", payments.CreateChargeRefundParams{CorrelationID: "r1", Value: 1000})
 		is.NoErr(err)
-		r2, err := e.svc.CreateChargeRefund(ctx, "order", payments.ChargeRefundParams{CorrelationID: r1.RefundID, Value: 1000})
+		r2, err := e.svc.CreateChargeRefund(ctx, "order", payments.CreateChargeRefundParams{CorrelationID: r1.RefundID, Value: 1000})
 		is.NoErr(err)
 		is.Equal(r2.CorrelationID, r1.RefundID) // a refund of its own
 		is.True(r2.RefundID != r1.RefundID)
@@ -93,7 +95,7 @@ func TestService_CreateRefund_CorrelationIDLikeARefundID(t *testing.T) {
 		is.Equal(len(rs), 2) // both made
 		_, _, err = e.svc.ListChargeRefunds(ctx, "", payments.ListParams{})
 		is.Equal(payments.ErrorCode(err), payments.ENOTFOUND) // no charge has an empty id (it was an internal error)
-		again, err := e.svc.CreateChargeRefund(ctx, "order", payments.ChargeRefundParams{CorrelationID: r1.RefundID, Value: 1000})
+		again, err := e.svc.CreateChargeRefund(ctx, "order", payments.CreateChargeRefundParams{CorrelationID: r1.RefundID, Value: 1000})
 		is.NoErr(err)
 		is.Equal(again.RefundID, r2.RefundID) // and its retry is it
 		audit(t, e.svc)
@@ -101,6 +103,7 @@ func TestService_CreateRefund_CorrelationIDLikeARefundID(t *testing.T) {
 }
 
 func TestService_CreateRefund_NeedsBalance(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		is := is.New(t)
 		_, _, err := e.svc.CreateSubaccount(ctx, payments.CreateSubaccountParams{PixKey: "loja@example.com", Name: "Loja"})
@@ -133,6 +136,7 @@ func newDelayedEnv(t *testing.T) env {
 }
 
 func TestService_RefundSettlement(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	e := newDelayedEnv(t)
 	c := createCharge(t, e, payments.CreateChargeParams{CorrelationID: "order", Value: 10000})
@@ -222,6 +226,7 @@ func TestService_RefundSettlement(t *testing.T) {
 }
 
 func TestService_RefundTimestamps(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		is := is.New(t)
 		c := createCharge(t, e, payments.CreateChargeParams{CorrelationID: "ts", Value: 10000})
@@ -231,7 +236,7 @@ func TestService_RefundTimestamps(t *testing.T) {
 		is.NoErr(err)
 		is.Equal(r.CreatedAt, t0.Add(time.Minute)) // when it was made
 		is.Equal(r.UpdatedAt, r.CreatedAt)         // never the zero time
-		cr, err := e.svc.CreateChargeRefund(ctx, "ts", payments.ChargeRefundParams{CorrelationID: "ts-2", Value: 100})
+		cr, err := e.svc.CreateChargeRefund(ctx, "ts", payments.CreateChargeRefundParams{CorrelationID: "ts-2", Value: 100})
 		is.NoErr(err)
 		is.Equal(cr.UpdatedAt, t0.Add(time.Minute)) // a charge refund too
 	})
@@ -242,6 +247,7 @@ func TestService_RefundTimestamps(t *testing.T) {
 // the customer's next payment) and a percentage one is REJECTED. Before, both stayed PAID
 // and the customer's balance showed nothing owed.
 func TestService_CashbackRejected(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		is := is.New(t)
 		bia := func(corr string) payments.CreateChargeParams {
@@ -289,11 +295,12 @@ func TestService_CashbackRejected(t *testing.T) {
 // cashbacks by their devolution, whose devolution the bank rejects after the upgrade, is
 // found all the same and owed again.
 func TestService_CashbackRejected_PaidBefore(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	st := memory.New()
 	clock := payments.NewManualClock(t0)
 	svc, err := payments.New(st, payments.Options{Clock: clock, Rail: payments.NewSandboxRail(clock, 5*time.Minute),
-		DefaultCompany: payments.CompanyParams{Name: "Loja"}})
+		DefaultCompany: payments.CreateCompanyParams{Name: "Loja"}})
 	is.NoErr(err)
 	e := env{svc: svc, clock: clock, store: st}
 	_, _, err = svc.GetOrCreateExclusiveCashback(ctx, "11144477735", payments.SandboxValueNotEnoughBalance)
@@ -325,6 +332,7 @@ func TestService_CashbackRejected_PaidBefore(t *testing.T) {
 }
 
 func TestService_Cashback(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		t.Run("Percentage", func(t *testing.T) {
 			is := is.New(t)
@@ -405,6 +413,7 @@ func TestService_Cashback(t *testing.T) {
 // account's 60 (the payment went to a subaccount), and the promised 50 does. Before, the
 // 50 stayed owed.
 func TestService_Cashback_ExclusiveBehindPercentage(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		is := is.New(t)
 		mustSubaccount(t, e.svc, "loja@example.com", 0)
@@ -429,10 +438,11 @@ func TestService_Cashback_ExclusiveBehindPercentage(t *testing.T) {
 // by that transaction's globalID, which GetTransaction finds. Before, the globalID was
 // made from the refund's id and found nothing.
 func TestService_RefundEvent_GlobalID(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		is := is.New(t)
 		pay(t, e, createCharge(t, e, payments.CreateChargeParams{CorrelationID: "order", Value: 10000}))
-		r, err := e.svc.CreateChargeRefund(ctx, "order", payments.ChargeRefundParams{CorrelationID: "r1", Value: 1000})
+		r, err := e.svc.CreateChargeRefund(ctx, "order", payments.CreateChargeRefundParams{CorrelationID: "r1", Value: 1000})
 		is.NoErr(err)
 		evs, err := e.svc.Events(ctx, 0, payments.MaxLimit)
 		is.NoErr(err)
@@ -465,9 +475,10 @@ func TestService_RefundEvent_GlobalID(t *testing.T) {
 // refunded Pix as read back from the store, without its webhook audit: the payload does not
 // depend on what was delivered before it (nor show another webhook's deliveries).
 func TestService_RefundEvent_NoWebhookAudit(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	svc, err := payments.New(memory.New(), payments.Options{Clock: payments.NewManualClock(t0), WebhookSender: &countingSender{byURL: map[string]int{}},
-		DefaultCompany: payments.CompanyParams{Name: "Loja", PixKey: "pix@loja.example.com"}})
+		DefaultCompany: payments.CreateCompanyParams{Name: "Loja", PixKey: "pix@loja.example.com"}})
 	is.NoErr(err)
 	_, err = svc.CreateWebhook(ctx, payments.CreateWebhookParams{URL: "https://hooks.example.com/a"}) // TRANSACTION_RECEIVED
 	is.NoErr(err)
@@ -496,6 +507,7 @@ func TestService_RefundEvent_NoWebhookAudit(t *testing.T) {
 // TestService_CreateRefund_NinetyDays: a Pix is refunded up to 90 days after it arrived;
 // later the refund is refused before any money is held, as every bank refuses it.
 func TestService_CreateRefund_NinetyDays(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	e := newEnv(t, memory.New())
 	c := createCharge(t, e, payments.CreateChargeParams{CorrelationID: "old", Value: 10000})

@@ -27,6 +27,7 @@ func eachRerun(t *testing.T, fn func(t *testing.T, e env, rs *storetest.RerunSto
 }
 
 func TestService_Rerun_CreateSubaccount(t *testing.T) {
+	t.Parallel()
 	eachRerun(t, func(t *testing.T, e env, rs *storetest.RerunStore) {
 		is := is.New(t)
 		rs.BeforeRerun(func() {
@@ -46,6 +47,7 @@ func TestService_Rerun_CreateSubaccount(t *testing.T) {
 }
 
 func TestService_Rerun_GetOrCreateExclusiveCashback(t *testing.T) {
+	t.Parallel()
 	eachRerun(t, func(t *testing.T, e env, rs *storetest.RerunStore) {
 		is := is.New(t)
 		rs.BeforeRerun(func() {
@@ -64,6 +66,7 @@ func TestService_Rerun_GetOrCreateExclusiveCashback(t *testing.T) {
 }
 
 func TestService_Rerun_CreatePreRegistration(t *testing.T) {
+	t.Parallel()
 	eachRerun(t, func(t *testing.T, e env, rs *storetest.RerunStore) {
 		is := is.New(t)
 		var theirs payments.PreRegistration
@@ -88,6 +91,7 @@ func TestService_Rerun_CreatePreRegistration(t *testing.T) {
 }
 
 func TestService_Rerun_CreatePartnerApplication(t *testing.T) {
+	t.Parallel()
 	eachRerun(t, func(t *testing.T, e env, rs *storetest.RerunStore) {
 		is := is.New(t)
 		_, _, err := e.svc.CreatePreRegistration(ctx, acme)
@@ -96,11 +100,11 @@ func TestService_Rerun_CreatePartnerApplication(t *testing.T) {
 		rs.BeforeRerun(func() {
 			var created bool
 			var err error
-			theirs, created, err = e.svc.CreatePartnerApplication(ctx, acme.TaxID, payments.ApplicationParams{Name: "erp"})
+			theirs, created, err = e.svc.CreatePartnerApplication(ctx, acme.TaxID, payments.CreateApplicationParams{Name: "erp"})
 			is.NoErr(err)
 			is.True(created) // the other writer creates the application
 		})
-		a, created, err := e.svc.CreatePartnerApplication(ctx, acme.TaxID, payments.ApplicationParams{Name: "erp"})
+		a, created, err := e.svc.CreatePartnerApplication(ctx, acme.TaxID, payments.CreateApplicationParams{Name: "erp"})
 		is.NoErr(err)
 		is.True(!created)                     // the run that counts found it
 		is.Equal(a.ClientID, theirs.ClientID) // the existing application is returned
@@ -110,6 +114,7 @@ func TestService_Rerun_CreatePartnerApplication(t *testing.T) {
 }
 
 func TestService_Rerun_UpdateCustomer(t *testing.T) {
+	t.Parallel()
 	eachRerun(t, func(t *testing.T, e env, rs *storetest.RerunStore) {
 		is := is.New(t)
 		_, err := e.svc.CreateCustomer(ctx, payments.CreateCustomerParams{

@@ -117,7 +117,7 @@ func newRunService(t *testing.T, st store.Store, opts payments.Options) (*paymen
 	t.Helper()
 	clock := payments.NewManualClock(t0)
 	opts.Clock = clock
-	opts.DefaultCompany = payments.CompanyParams{Name: "Loja Exemplo", PixKey: "pix@loja.example.com", MerchantName: "Loja Exemplo", MerchantCity: "Sao Paulo"}
+	opts.DefaultCompany = payments.CreateCompanyParams{Name: "Loja Exemplo", PixKey: "pix@loja.example.com", MerchantName: "Loja Exemplo", MerchantCity: "Sao Paulo"}
 	svc, err := payments.New(st, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -131,6 +131,8 @@ func newRunService(t *testing.T, st store.Store, opts payments.Options) (*paymen
 // refuses a second Run while it goes on, and stops with its context, leaving nothing
 // running; then it can be run again.
 func TestService_Run(t *testing.T) {
+	// Not parallel: the leak check of stop (startRun) looks at every goroutine of the
+	// process, and parallel tests run only once the others are done.
 	for _, st := range stores {
 		t.Run(st.name, func(t *testing.T) {
 			is := is.New(t)
@@ -181,6 +183,8 @@ func TestService_Run(t *testing.T) {
 // TestService_Run_NoSender: without a WebhookSender Run does not fail: e-mail webhooks
 // still go through the Mailer, and it stops cleanly.
 func TestService_Run_NoSender(t *testing.T) {
+	// Not parallel: the leak check of stop (startRun) looks at every goroutine of the
+	// process, and parallel tests run only once the others are done.
 	is := is.New(t)
 	mail := chanMailer{got: make(chan []byte, 16)}
 	svc, _ := newRunService(t, stores[0].open(t), payments.Options{Mailer: mail})
@@ -197,14 +201,16 @@ func TestService_Run_NoSender(t *testing.T) {
 // is recorded by Run's first reconciliation, for the company whose key it was sent to, and
 // that company's webhook gets its event; another company's webhook gets nothing of it.
 func TestService_Run_Reconciles(t *testing.T) {
+	// Not parallel: the leak check of stop (startRun) looks at every goroutine of the
+	// process, and parallel tests run only once the others are done.
 	is := is.New(t)
 	snd := chanSender{got: make(chan []byte, 16)}
 	clock := payments.NewManualClock(t0)
 	bank := payments.NewSandboxRail(clock, 0)
 	svc, err := payments.New(stores[0].open(t), payments.Options{Clock: clock, Rail: bank, WebhookSender: snd,
-		DefaultCompany: payments.CompanyParams{Name: "Loja", PixKey: "pix@loja.example.com"}})
+		DefaultCompany: payments.CreateCompanyParams{Name: "Loja", PixKey: "pix@loja.example.com"}})
 	is.NoErr(err)
-	co, err := svc.CreateCompany(ctx, payments.CompanyParams{Name: "Outra", PixKey: "pix@outra.example.com"})
+	co, err := svc.CreateCompany(ctx, payments.CreateCompanyParams{Name: "Outra", PixKey: "pix@outra.example.com"})
 	is.NoErr(err)
 	other, err := svc.Company(ctx, co.ID)
 	is.NoErr(err)
@@ -240,7 +246,7 @@ func ExampleService_Run() {
 	sent := make(chan []byte, 1)
 	svc, err := payments.New(memory.New(), payments.Options{
 		WebhookSender:  chanSender{got: sent},
-		DefaultCompany: payments.CompanyParams{Name: "Loja", PixKey: "pix@loja.example.com"},
+		DefaultCompany: payments.CreateCompanyParams{Name: "Loja", PixKey: "pix@loja.example.com"},
 	})
 	if err != nil {
 		panic(err)

@@ -75,6 +75,7 @@ func (r *pushRail) set(fn func(r *pushRail)) {
 // with its reference kept and given back to Status; telling again changes nothing; a
 // contradiction is a conflict; bad input names its field.
 func TestService_RecordSettlement(t *testing.T) {
+	t.Parallel()
 	for _, st := range stores {
 		t.Run(st.name, func(t *testing.T) {
 			is := is.New(t)
@@ -93,7 +94,7 @@ func TestService_RecordSettlement(t *testing.T) {
 				is.Equal(r.statuses[0].BankRef, "bank-"+p.ID) // with the reference the bank gave
 			})
 
-			other, err := e.svc.CreateCompany(ctx, payments.CompanyParams{Name: "Outra", PixKey: "outra@example.com"})
+			other, err := e.svc.CreateCompany(ctx, payments.CreateCompanyParams{Name: "Outra", PixKey: "outra@example.com"})
 			is.NoErr(err)
 			co, err := e.svc.Company(ctx, other.ID)
 			is.NoErr(err)
@@ -128,6 +129,7 @@ func TestService_RecordSettlement(t *testing.T) {
 // TestService_RecordSettlementFailed: a pushed failure releases the held money with the
 // bank's reason and words in the MOVEMENT_FAILED event.
 func TestService_RecordSettlementFailed(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	var bank *pushRail
 	e := newRailEnv(t, stores[0].open(t), func(c payments.Clock) payments.Rail { bank = newPushRail(c); return bank })
@@ -152,6 +154,7 @@ func TestService_RecordSettlementFailed(t *testing.T) {
 // TestOrders_RefusedFailsAtOnce: a definite refusal fails the order in the call that sent
 // it, its money returned, and it is never sent again.
 func TestOrders_RefusedFailsAtOnce(t *testing.T) {
+	t.Parallel()
 	eachStoreRailOf(t, newPushRail, func(t *testing.T, e env, bank *pushRail) {
 		is := is.New(t)
 		fund(t, e, 10000)
@@ -174,6 +177,7 @@ func TestOrders_RefusedFailsAtOnce(t *testing.T) {
 // TestOrders_LostAnswerAsksFirst: a send whose answer was lost leaves the outcome unknown:
 // the next attempt asks Status and does not send again.
 func TestOrders_LostAnswerAsksFirst(t *testing.T) {
+	t.Parallel()
 	eachStoreRailOf(t, newPushRail, func(t *testing.T, e env, bank *pushRail) {
 		is := is.New(t)
 		fund(t, e, 10000)
@@ -202,13 +206,14 @@ func TestOrders_LostAnswerAsksFirst(t *testing.T) {
 // MaxSendFailures, listed and counted across companies, still retried, and settles
 // normally when the bank answers, leaving the list.
 func TestOrders_StuckThenSettled(t *testing.T) {
+	t.Parallel()
 	for _, st := range stores {
 		t.Run(st.name, func(t *testing.T) {
 			is := is.New(t)
 			clock := payments.NewManualClock(t0)
 			bank := newTestRail(clock)
 			svc, err := payments.New(st.open(t), payments.Options{Clock: clock, Rail: bank, MaxSendFailures: 3,
-				DefaultCompany: payments.CompanyParams{Name: "Loja", PixKey: "pix@loja.example.com"}})
+				DefaultCompany: payments.CreateCompanyParams{Name: "Loja", PixKey: "pix@loja.example.com"}})
 			is.NoErr(err)
 			e := env{svc: svc, clock: clock}
 			fund(t, e, 10000)
@@ -225,7 +230,7 @@ func TestOrders_StuckThenSettled(t *testing.T) {
 				is.NoErr(svc.RunDue(ctx))
 			}
 			is.Equal(bank.sendCount(p.ID), 3)
-			other, err := svc.CreateCompany(ctx, payments.CompanyParams{Name: "Outra", PixKey: "outra@example.com"})
+			other, err := svc.CreateCompany(ctx, payments.CreateCompanyParams{Name: "Outra", PixKey: "outra@example.com"})
 			is.NoErr(err)
 			co, err := svc.Company(ctx, other.ID)
 			is.NoErr(err)
@@ -265,6 +270,7 @@ func TestOrders_StuckThenSettled(t *testing.T) {
 
 // TestService_Sandbox: a Service says whether its bank is make-believe.
 func TestService_Sandbox(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	e := newEnv(t, stores[0].open(t))
 	is.True(e.svc.Sandbox()) // no Rail given: the sandbox bank

@@ -120,6 +120,7 @@ func checkStatement(t *testing.T, rng *rand.Rand, read statementReader, balance 
 // between accounts and between subaccounts, subaccount debits and credits), moving the
 // clock between them, and checks every statement against its balance (checkStatement).
 func TestService_StatementReconciles(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		is := is.New(t)
 		rng := rand.New(rand.NewPCG(29, 3))
@@ -196,7 +197,7 @@ func TestService_StatementReconciles(t *testing.T) {
 				if len(confirmed) == 0 {
 					continue
 				}
-				_, _, err := e.svc.RecordPayoutReturn(ctx, payments.PayoutReturnParams{OrderID: confirmed[rng.IntN(len(confirmed))],
+				_, _, err := e.svc.RecordPayoutReturn(ctx, payments.RecordPayoutReturnParams{OrderID: confirmed[rng.IntN(len(confirmed))],
 					EndToEndID: fmt.Sprintf("D99999999202611221200st%09d", i), Value: 1})
 				refused("payout return", err)
 			case 8: // between the accounts, either way
@@ -209,7 +210,7 @@ func TestService_StatementReconciles(t *testing.T) {
 				refused("account transfer", err)
 			case 9: // between subaccounts
 				to := subs[(slices.Index(subs, sub)+1+rng.IntN(2))%len(subs)]
-				_, err := e.svc.TransferBetweenSubaccounts(ctx, payments.SubaccountTransferParams{Value: v, FromPixKey: sub, ToPixKey: to})
+				_, err := e.svc.TransferBetweenSubaccounts(ctx, payments.CreateSubaccountTransferParams{Value: v, FromPixKey: sub, ToPixKey: to})
 				refused("subaccount transfer", err)
 			case 10: // a subaccount debited or credited
 				var err error
@@ -259,6 +260,7 @@ func TestService_StatementReconciles(t *testing.T) {
 
 // TestService_Statement reads the statements of a few known moves.
 func TestService_Statement(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		acct, err := e.svc.DefaultAccount(ctx)
 		if err != nil {
@@ -387,7 +389,7 @@ func TestService_Statement(t *testing.T) {
 		})
 		t.Run("OtherCompany", func(t *testing.T) {
 			is := is.New(t)
-			co, err := e.svc.CreateCompany(ctx, payments.CompanyParams{Name: "Outra"})
+			co, err := e.svc.CreateCompany(ctx, payments.CreateCompanyParams{Name: "Outra"})
 			is.NoErr(err)
 			other, err := e.svc.Company(ctx, co.ID)
 			is.NoErr(err)
@@ -411,6 +413,7 @@ func TestService_Statement(t *testing.T) {
 // money in and out of the subaccount: every read is one snapshot, so its newest line and
 // its oldest agree (the lines add up from an empty book to the balance read with them).
 func TestService_StatementUnderConcurrentWrites(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		is := is.New(t)
 		for _, k := range []string{"a@example.com", "b@example.com"} {
@@ -427,7 +430,7 @@ func TestService_StatementUnderConcurrentWrites(t *testing.T) {
 					if (i+g)%2 == 1 {
 						from, to = to, from
 					}
-					_, err = e.svc.TransferBetweenSubaccounts(ctx, payments.SubaccountTransferParams{Value: int64(1 + i), FromPixKey: from, ToPixKey: to})
+					_, err = e.svc.TransferBetweenSubaccounts(ctx, payments.CreateSubaccountTransferParams{Value: int64(1 + i), FromPixKey: from, ToPixKey: to})
 					if payments.ErrorCode(err) == payments.EPRECONDITION {
 						err = nil // b had too little: fine
 					}

@@ -11,6 +11,7 @@ import (
 )
 
 func TestService_DebitCreditSubaccount(t *testing.T) {
+	t.Parallel()
 	move := func(key string, value int64, cid string) payments.SubaccountMoveParams {
 		return payments.SubaccountMoveParams{PixKey: key, Value: value, Description: "d", CorrelationID: cid}
 	}
@@ -144,7 +145,7 @@ func TestService_DebitCreditSubaccount(t *testing.T) {
 		t.Run("CompanyIsolation", func(t *testing.T) {
 			is := is.New(t)
 			before := state(t)
-			co, err := e.svc.CreateCompany(ctx, payments.CompanyParams{Name: "Second"})
+			co, err := e.svc.CreateCompany(ctx, payments.CreateCompanyParams{Name: "Second"})
 			is.NoErr(err)
 			other, err := e.svc.Company(ctx, co.ID)
 			is.NoErr(err)

@@ -34,11 +34,11 @@ type CreateSubaccountParams struct {
 	Name   string
 }
 
-// SubaccountTransferParams move money from one subaccount to another. The key types are
-// CPF, CNPJ, EMAIL, PHONE or RANDOM (EVP); when empty, the type is detected from the key.
+// CreateSubaccountTransferParams move money from one subaccount to another. The key types
+// are CPF, CNPJ, EMAIL, PHONE or RANDOM (EVP); when empty, the type is detected from the key.
 // CorrelationID, when given, makes the transfer idempotent: a retry with the same
 // correlationID returns the first transfer and moves nothing.
-type SubaccountTransferParams struct {
+type CreateSubaccountTransferParams struct {
 	Value          int64
 	FromPixKey     string
 	FromPixKeyType string
@@ -46,6 +46,11 @@ type SubaccountTransferParams struct {
 	ToPixKeyType   string
 	CorrelationID  string
 }
+
+// SubaccountTransferParams is the former name of CreateSubaccountTransferParams.
+//
+// Deprecated: use CreateSubaccountTransferParams.
+type SubaccountTransferParams = CreateSubaccountTransferParams
 
 // SubaccountTransfer is a transfer between subaccounts, with both subaccounts as they were
 // right after it.
@@ -158,7 +163,7 @@ func (t *txn) subaccount(field, key string) (Subaccount, error) {
 // company. Both must exist and differ, and the origin must have the balance. With a
 // correlationID already used, it returns that first transfer and moves nothing; if the
 // retry asks for a different transfer, that is a conflict on correlationID.
-func (s *Service) TransferBetweenSubaccounts(ctx context.Context, p SubaccountTransferParams) (SubaccountTransfer, error) {
+func (s *Service) TransferBetweenSubaccounts(ctx context.Context, p CreateSubaccountTransferParams) (SubaccountTransfer, error) {
 	from, to, cid, err := s.transferEnds("subaccount", p.Value, p.FromPixKey, p.FromPixKeyType, p.ToPixKey, p.ToPixKeyType, p.CorrelationID)
 	if err != nil {
 		return SubaccountTransfer{}, err

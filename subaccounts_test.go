@@ -12,6 +12,7 @@ import (
 )
 
 func TestService_CreateSubaccount(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		t.Run("OK", func(t *testing.T) {
 			is := is.New(t)
@@ -57,6 +58,7 @@ func TestService_CreateSubaccount(t *testing.T) {
 }
 
 func TestService_CreateSubaccount_Invalid(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name  string
 		p     payments.CreateSubaccountParams
@@ -87,6 +89,7 @@ func TestService_CreateSubaccount_Invalid(t *testing.T) {
 }
 
 func TestService_ListSubaccounts(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		is := is.New(t)
 		for _, k := range []string{"a@example.com", "b@example.com", "c@example.com"} {
@@ -106,8 +109,9 @@ func TestService_ListSubaccounts(t *testing.T) {
 }
 
 func TestService_TransferBetweenSubaccounts(t *testing.T) {
-	transfer := func(from, to string, value int64, cid string) payments.SubaccountTransferParams {
-		return payments.SubaccountTransferParams{Value: value, FromPixKey: from, FromPixKeyType: "EMAIL",
+	t.Parallel()
+	transfer := func(from, to string, value int64, cid string) payments.CreateSubaccountTransferParams {
+		return payments.CreateSubaccountTransferParams{Value: value, FromPixKey: from, FromPixKeyType: "EMAIL",
 			ToPixKey: to, ToPixKeyType: "EMAIL", CorrelationID: cid}
 	}
 	balances := func(t *testing.T, svc *payments.Service, keys ...string) []int64 {
@@ -143,7 +147,7 @@ func TestService_TransferBetweenSubaccounts(t *testing.T) {
 		})
 		t.Run("TypeDetected", func(t *testing.T) {
 			is := is.New(t)
-			tr, err := e.svc.TransferBetweenSubaccounts(ctx, payments.SubaccountTransferParams{Value: 1, FromPixKey: "b@example.com", ToPixKey: "a@example.com"})
+			tr, err := e.svc.TransferBetweenSubaccounts(ctx, payments.CreateSubaccountTransferParams{Value: 1, FromPixKey: "b@example.com", ToPixKey: "a@example.com"})
 			is.NoErr(err)                   // key types may be left out
 			is.True(tr.CorrelationID != "") // a correlationID is made when none is given
 		})
@@ -189,7 +193,7 @@ func TestService_TransferBetweenSubaccounts(t *testing.T) {
 		t.Run("ErrInvalid", func(t *testing.T) {
 			cases := []struct {
 				name  string
-				p     payments.SubaccountTransferParams
+				p     payments.CreateSubaccountTransferParams
 				field string
 			}{
 				{"ZeroValue", transfer("a@example.com", "b@example.com", 0, ""), "value"},
@@ -199,8 +203,8 @@ func TestService_TransferBetweenSubaccounts(t *testing.T) {
 				{"SameSubaccount", transfer("a@example.com", "A@example.com", 1, ""), "toPixKey"},
 				{"BadFromKey", transfer("a@", "b@example.com", 1, ""), "fromPixKey"},
 				{"BadToKey", transfer("a@example.com", "", 1, ""), "toPixKey"},
-				{"BadKeyType", payments.SubaccountTransferParams{Value: 1, FromPixKey: "a@example.com", FromPixKeyType: "IBAN", ToPixKey: "b@example.com"}, "fromPixKeyType"},
-				{"KeyNotOfType", payments.SubaccountTransferParams{Value: 1, FromPixKey: "a@example.com", ToPixKey: "b@example.com", ToPixKeyType: "CPF"}, "toPixKey"},
+				{"BadKeyType", payments.CreateSubaccountTransferParams{Value: 1, FromPixKey: "a@example.com", FromPixKeyType: "IBAN", ToPixKey: "b@example.com"}, "fromPixKeyType"},
+				{"KeyNotOfType", payments.CreateSubaccountTransferParams{Value: 1, FromPixKey: "a@example.com", ToPixKey: "b@example.com", ToPixKeyType: "CPF"}, "toPixKey"},
 				{"CorrelationIDControl", transfer("a@example.com", "b@example.com", 1, "a\x00b"), "correlationID"},
 			}
 			for _, tc := range cases {
@@ -219,11 +223,12 @@ func TestService_TransferBetweenSubaccounts(t *testing.T) {
 }
 
 func TestService_SubaccountsCompanyIsolation(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		is := is.New(t)
 		mustSubaccount(t, e.svc, "a@example.com", 500)
 		mustSubaccount(t, e.svc, "b@example.com", 0)
-		co, err := e.svc.CreateCompany(ctx, payments.CompanyParams{Name: "Second"})
+		co, err := e.svc.CreateCompany(ctx, payments.CreateCompanyParams{Name: "Second"})
 		is.NoErr(err)
 		other, err := e.svc.Company(ctx, co.ID)
 		is.NoErr(err)
@@ -234,7 +239,7 @@ func TestService_SubaccountsCompanyIsolation(t *testing.T) {
 		is.NoErr(err)
 		is.Equal(len(subs), 0) // nor see it in lists
 		is.Equal(page.TotalCount, 0)
-		_, err = other.TransferBetweenSubaccounts(ctx, payments.SubaccountTransferParams{Value: 1, FromPixKey: "a@example.com", ToPixKey: "b@example.com"})
+		_, err = other.TransferBetweenSubaccounts(ctx, payments.CreateSubaccountTransferParams{Value: 1, FromPixKey: "a@example.com", ToPixKey: "b@example.com"})
 		is.Equal(payments.ErrorCode(err), payments.ENOTFOUND) // nor move its money
 
 		sa, created, err := other.CreateSubaccount(ctx, payments.CreateSubaccountParams{PixKey: "a@example.com", Name: "Theirs"})
@@ -253,6 +258,7 @@ func TestService_SubaccountsCompanyIsolation(t *testing.T) {
 // TestService_PixKeyMessages: an empty Pix key is required, not of an unknown type; a
 // phone-shaped 11-digit number is told it needs +55 rather than only that it is a bad CPF.
 func TestService_PixKeyMessages(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		for _, tc := range []struct{ name, key, field, msg string }{
 			{"Empty", "", "pixKey", "pixKey is required"},
@@ -278,7 +284,7 @@ func TestService_PixKeyMessages(t *testing.T) {
 			sa, _, err := e.svc.CreateSubaccount(ctx, payments.CreateSubaccountParams{PixKey: "+55 (11) 91234-5689", Name: "A"})
 			is.NoErr(err)                         // a phone key is checked as a phone
 			is.Equal(sa.PixKey, "+5511912345689") // canonical
-			tr, err := e.svc.TransferBetweenSubaccounts(ctx, payments.SubaccountTransferParams{Value: 1,
+			tr, err := e.svc.TransferBetweenSubaccounts(ctx, payments.CreateSubaccountTransferParams{Value: 1,
 				FromPixKey: "+5511912345689", FromPixKeyType: "PHONE", ToPixKey: "11912345684", ToPixKeyType: "PHONE"})
 			is.Equal(payments.ErrorField(err), "toPixKey")                          // typed PHONE: never read as the CPF it also is
 			is.True(strings.Contains(payments.ErrorMessage(err), "+5511912345684")) // but as the phone, which has no subaccount
@@ -291,6 +297,7 @@ func TestService_PixKeyMessages(t *testing.T) {
 // first too. Before, ties were broken by Pix key: zeca@ listed before ana@ although ana@
 // was created after it.
 func TestService_ListSubaccounts_SameInstant(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		is := is.New(t)
 		keys := []string{"zeca@example.com", "ana@example.com", "maria@example.com", "bia@example.com"}
@@ -308,6 +315,7 @@ func TestService_ListSubaccounts_SameInstant(t *testing.T) {
 }
 
 func TestService_DeleteSubaccount(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		listed := func(t *testing.T, key string) bool {
 			t.Helper()
@@ -407,7 +415,7 @@ func TestService_DeleteSubaccount(t *testing.T) {
 		t.Run("OtherCompany", func(t *testing.T) {
 			is := is.New(t)
 			mustSubaccount(t, e.svc, "comum@example.com", 0)
-			co, err := e.svc.CreateCompany(ctx, payments.CompanyParams{Name: "Second"})
+			co, err := e.svc.CreateCompany(ctx, payments.CreateCompanyParams{Name: "Second"})
 			is.NoErr(err)
 			other, err := e.svc.Company(ctx, co.ID)
 			is.NoErr(err)
@@ -425,6 +433,7 @@ func TestService_DeleteSubaccount(t *testing.T) {
 // TestService_DeleteSubaccount_Blocked: a subaccount whose withdrawal the bank has not
 // settled cannot be deleted, even with nothing available; once the order ends, it can.
 func TestService_DeleteSubaccount_Blocked(t *testing.T) {
+	t.Parallel()
 	for _, st := range stores {
 		t.Run(st.name, func(t *testing.T) {
 			is := is.New(t)

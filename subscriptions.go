@@ -189,20 +189,11 @@ func firstPeriod(now time.Time, f Frequency, day int) time.Time {
 	return monthDay(local.Year(), local.Month()+1, day)
 }
 
-// firstChargeDate reads a FirstChargeDate: 00:00 Brasília time of the day s (a date, or
-// an RFC 3339 date-time, whose date in Brasília counts), which must be today or later (in
-// Brasília) and at most MaxOverdueDays ahead.
-func firstChargeDate(now time.Time, s string) (time.Time, error) {
-	s = strings.TrimSpace(s)
-	d, err := time.ParseInLocation(time.DateOnly, s, brasilia)
-	if err != nil {
-		t, terr := time.Parse(time.RFC3339, s)
-		if terr != nil {
-			return time.Time{}, invalid("firstChargeDate", "firstChargeDate must be a date, YYYY-MM-DD")
-		}
-		t = t.In(brasilia)
-		d = time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, brasilia)
-	}
+// firstChargeDay is 00:00 Brasília time of the day at falls on in Brasília, which must be
+// today or later (in Brasília) and at most MaxOverdueDays ahead.
+func firstChargeDay(now, at time.Time) (time.Time, error) {
+	at = at.In(brasilia)
+	d := time.Date(at.Year(), at.Month(), at.Day(), 0, 0, 0, 0, brasilia)
 	local := now.In(brasilia)
 	today := time.Date(local.Year(), local.Month(), local.Day(), 0, 0, 0, 0, brasilia)
 	if d.Before(today) || d.After(today.AddDate(0, 0, MaxOverdueDays)) {
@@ -224,13 +215,15 @@ type CreateSubscriptionParams struct {
 	AdditionalInfo []AdditionalInfo
 	// DayGenerateCharge is the day of the month periods start, 1 to 31; nil means 5.
 	DayGenerateCharge *int
-	// FirstChargeDate, "YYYY-MM-DD" (Brasília; an RFC 3339 date-time gives its date in
-	// Brasília), is the day the first period starts, today
-	// or later, at most MaxOverdueDays ahead; empty means the first day on or after today
-	// with DayGenerateCharge. Monthly periods then fall on its day of the month (which
+	// FirstChargeDate, when not the zero time, gives the day the first period starts: the
+	// date it falls on in Brasília time (UTC-3, the zone of every subscription day), so
+	// 2027-02-14T12:00:00Z is 14 February and 2027-02-14T02:00:00Z is 13 February. That
+	// day is today (in Brasília) or later, at most MaxOverdueDays ahead; the time of day
+	// does not count. Zero means the first day on or after today with
+	// DayGenerateCharge. Monthly periods then fall on its day of the month (which
 	// DayGenerateCharge, if given, must agree with), weekly ones every 7 days from it. The
 	// wire's dayGenerateCharge given as a date sets it.
-	FirstChargeDate string
+	FirstChargeDate time.Time
 	// Frequency is empty (MONTHLY) or one of the Frequency values, or SEMIANNUALLY or
 	// ANNUALLY; case does not matter.
 	Frequency string
@@ -360,13 +353,13 @@ func (t *txn) buildSubscription(p CreateSubscriptionParams) (subscriptionRecord,
 	r.ID = t.newID()
 	r.GlobalID = base64.StdEncoding.EncodeToString([]byte("Subscription:" + r.ID))
 	r.First = firstPeriod(t.now, freq, day).UTC()
-	if p.FirstChargeDate != "" {
-		first, err := firstChargeDate(t.now, p.FirstChargeDate)
+	if !p.FirstChargeDate.IsZero() {
+		first, err := firstChargeDay(t.now, p.FirstChargeDate)
 		if err != nil {
 			return r, err
 		}
 		if p.DayGenerateCharge != nil && *p.DayGenerateCharge != first.Day() {
-			return r, invalid("dayGenerateCharge", "dayGenerateCharge %d is not the day of firstChargeDate %s", *p.DayGenerateCharge, p.FirstChargeDate)
+			return r, invalid("dayGenerateCharge", "dayGenerateCharge %d is not the day of firstChargeDate %s (in Brasília)", *p.DayGenerateCharge, first.Format(time.DateOnly))
 		}
 		r.DayGenerateCharge, r.First = first.Day(), first.UTC()
 	}

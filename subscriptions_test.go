@@ -63,6 +63,7 @@ func periodDays(cs []payments.Charge, corr string) []string {
 }
 
 func TestService_CreateSubscription(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		t.Run("OK", func(t *testing.T) {
 			is := is.New(t)
@@ -151,6 +152,7 @@ func TestService_CreateSubscription(t *testing.T) {
 // period's charge is generated on its day, clamped to short months (November 2026 too:
 // created on Nov 22, day 31 starts on Nov 30), in common and leap years.
 func TestService_Subscription_MonthEnds(t *testing.T) {
+	t.Parallel()
 	want := map[int][]string{
 		31: {"2026-11-30", "2026-12-31", "2027-01-31", "2027-02-28", "2027-03-31", "2027-04-30", "2027-05-31", "2027-06-30",
 			"2027-07-31", "2027-08-31", "2027-09-30", "2027-10-31", "2027-11-30", "2027-12-31", "2028-01-31",
@@ -183,6 +185,7 @@ func TestService_Subscription_MonthEnds(t *testing.T) {
 // TestService_Subscription_Outage: after 13 months without a pass, one pass generates the
 // 13 monthly charges, each once, linked and expiring dayDue days later.
 func TestService_Subscription_Outage(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		is := is.New(t)
 		s := createSubscription(t, e.svc, payments.CreateSubscriptionParams{CorrelationID: "gym", Value: 9900, DayDue: intp(10), Comment: "Academia"})
@@ -222,6 +225,7 @@ func TestService_Subscription_Outage(t *testing.T) {
 }
 
 func TestService_Subscription_Frequencies(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		is := is.New(t)
 		for _, f := range []string{"WEEKLY", "MONTHLY", "BIMONTHLY", "TRIMONTHLY", "SEMIANNUALY", "SEMIANNUALLY", "ANNUALY"} {
@@ -238,6 +242,7 @@ func TestService_Subscription_Frequencies(t *testing.T) {
 }
 
 func TestService_Subscription_Overdue(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		is := is.New(t)
 		createSubscription(t, e.svc, payments.CreateSubscriptionParams{CorrelationID: "o", ChargeType: payments.ChargeOverdue, DayDue: intp(5), DayGenerateCharge: intp(22)})
@@ -260,6 +265,7 @@ func TestService_Subscription_Overdue(t *testing.T) {
 // correlationID is as long as allowed the name is cut to fit, instead of being refused on
 // every pass and stopping the subscription there for good.
 func TestService_Subscription_LongNameTaken(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		is := is.New(t)
 		corr := strings.Repeat("s", payments.MaxSubscriptionCorrelationID-1) + "ç" // the longest, one character of two bytes
@@ -287,6 +293,7 @@ func TestService_Subscription_LongNameTaken(t *testing.T) {
 }
 
 func TestService_CancelSubscription(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		is := is.New(t)
 		s := createSubscription(t, e.svc, payments.CreateSubscriptionParams{CorrelationID: "c", DayGenerateCharge: intp(22)})
@@ -311,6 +318,7 @@ func TestService_CancelSubscription(t *testing.T) {
 // generates that many, one a period, through an outage too, and is then COMPLETED: it
 // generates nothing more, has no next charge and no due entry, and cancel leaves it so.
 func TestService_Subscription_Installments(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		is := is.New(t)
 		createSubscription(t, e.svc, payments.CreateSubscriptionParams{CorrelationID: "three", InstallmentCount: 3})
@@ -350,12 +358,13 @@ func TestService_Subscription_Installments(t *testing.T) {
 // on that day, later periods on its day of the month (or every 7 days); a past date, a bad
 // one or a day that disagrees is refused, naming the field.
 func TestService_Subscription_FirstChargeDate(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		is := is.New(t)
-		s := createSubscription(t, e.svc, payments.CreateSubscriptionParams{CorrelationID: "feb", FirstChargeDate: "2027-02-14"})
+		s := createSubscription(t, e.svc, payments.CreateSubscriptionParams{CorrelationID: "feb", FirstChargeDate: time.Date(2027, 2, 14, 0, 0, 0, 0, time.FixedZone("BRT", -3*3600))})
 		is.Equal(s.DayGenerateCharge, 14)                                         // its day of the month
 		is.Equal(*s.NextChargeDate, time.Date(2027, 2, 14, 3, 0, 0, 0, time.UTC)) // 00:00 in Brasília
-		w := createSubscription(t, e.svc, payments.CreateSubscriptionParams{CorrelationID: "wk", Frequency: "WEEKLY", FirstChargeDate: "2026-12-01T02:00:00Z"})
+		w := createSubscription(t, e.svc, payments.CreateSubscriptionParams{CorrelationID: "wk", Frequency: "WEEKLY", FirstChargeDate: time.Date(2026, 12, 1, 2, 0, 0, 0, time.UTC)})
 		is.Equal(*w.NextChargeDate, time.Date(2026, 11, 30, 3, 0, 0, 0, time.UTC)) // the date in Brasília: still Nov 30 there
 		e.clock.Set(t0.AddDate(0, 5, 0))
 		is.NoErr(e.svc.RunDue(ctx))
@@ -366,10 +375,11 @@ func TestService_Subscription_FirstChargeDate(t *testing.T) {
 			p     payments.CreateSubscriptionParams
 			field string
 		}{
-			{payments.CreateSubscriptionParams{FirstChargeDate: "2020-01-01"}, "firstChargeDate"}, // past
-			{payments.CreateSubscriptionParams{FirstChargeDate: "14/02/2027"}, "firstChargeDate"},
-			{payments.CreateSubscriptionParams{FirstChargeDate: "2040-01-01"}, "firstChargeDate"}, // beyond MaxOverdueDays
-			{payments.CreateSubscriptionParams{FirstChargeDate: "2027-06-14", DayGenerateCharge: intp(5)}, "dayGenerateCharge"},
+			{payments.CreateSubscriptionParams{FirstChargeDate: time.Date(2020, 1, 1, 12, 0, 0, 0, time.UTC)}, "firstChargeDate"}, // past
+			{payments.CreateSubscriptionParams{FirstChargeDate: e.clock.Now().Add(-10 * time.Hour)}, "firstChargeDate"},           // today in UTC, yesterday in Brasília
+			{payments.CreateSubscriptionParams{FirstChargeDate: time.Date(2040, 1, 1, 12, 0, 0, 0, time.UTC)}, "firstChargeDate"}, // beyond MaxOverdueDays
+			{payments.CreateSubscriptionParams{FirstChargeDate: time.Date(2027, 6, 14, 12, 0, 0, 0, time.UTC), DayGenerateCharge: intp(5)}, "dayGenerateCharge"},
+			{payments.CreateSubscriptionParams{FirstChargeDate: time.Date(2027, 6, 15, 2, 0, 0, 0, time.UTC), DayGenerateCharge: intp(15)}, "dayGenerateCharge"}, // the 14th in Brasília
 		} {
 			tc.p.Customer, tc.p.Value = &subCustomer, 100
 			_, err := e.svc.CreateSubscription(ctx, tc.p)
@@ -381,6 +391,7 @@ func TestService_Subscription_FirstChargeDate(t *testing.T) {
 
 // TestService_RunDue_Overlap runs two passes at once over many due subscriptions.
 func TestService_RunDue_Overlap(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		is := is.New(t)
 		const n = 150
@@ -422,6 +433,7 @@ func (s *failingStore) Update(ctx context.Context, fn func(store.Tx) error) erro
 // TestService_RunDue_Crash: a pass that stops half way leaves whole periods, and a later
 // pass generates the rest, each once.
 func TestService_RunDue_Crash(t *testing.T) {
+	t.Parallel()
 	for _, st := range stores {
 		t.Run(st.name, func(t *testing.T) {
 			is := is.New(t)
@@ -456,6 +468,7 @@ func TestService_RunDue_Crash(t *testing.T) {
 // (correlationID ":yyyy-mm-dd") fits. Before, 244 characters and five spaces were
 // accepted, and every pass then failed to generate its charges.
 func TestService_Subscription_CorrelationIDSpaces(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		is := is.New(t)
 		long := strings.Repeat("s", payments.MaxSubscriptionCorrelationID) + "     "

@@ -11,10 +11,10 @@ import (
 // TaxIDType is the kind of Brazilian tax number.
 type TaxIDType = brcode.TaxIDType
 
-// Tax ID types, as the wire writes them.
+// Tax ID types, as the wire writes them: brcode.CPF and brcode.CNPJ.
 const (
-	TaxIDCPF  = brcode.CPF  // BR:CPF, a person
-	TaxIDCNPJ = brcode.CNPJ // BR:CNPJ, a company (numeric or alphanumeric)
+	TaxIDCPF  TaxIDType = "BR:CPF"  // a person
+	TaxIDCNPJ TaxIDType = "BR:CNPJ" // a company (numeric or alphanumeric)
 )
 
 // TaxID is a validated CPF or CNPJ as returned by the API: {taxID, type}.

@@ -17,6 +17,7 @@ import (
 // database from such a version listed a paid charge's Pix under ?charge= but not under
 // ?charge=&type=PAYMENT.
 func TestMigrateTransactionIndexes(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	ctx := context.Background()
 	st := memory.New()

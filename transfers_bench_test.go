@@ -22,7 +22,7 @@ func BenchmarkTransferBetweenSubaccounts(b *testing.B) {
 		}
 		b.ReportAllocs()
 		for i := 0; b.Loop(); i++ {
-			_, err := e.svc.TransferBetweenSubaccounts(ctx, payments.SubaccountTransferParams{Value: 1,
+			_, err := e.svc.TransferBetweenSubaccounts(ctx, payments.CreateSubaccountTransferParams{Value: 1,
 				FromPixKey: "a@example.com", FromPixKeyType: "EMAIL", ToPixKey: "b@example.com", ToPixKeyType: "EMAIL",
 				CorrelationID: fmt.Sprintf("t%d", i)})
 			if err != nil {

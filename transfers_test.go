@@ -46,6 +46,7 @@ func available(t *testing.T, svc *payments.Service, ids ...string) []int64 {
 }
 
 func TestService_CreateAccount(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		def, err := e.svc.DefaultAccount(ctx)
 		if err != nil {
@@ -152,6 +153,7 @@ func countAccounts(e env) ([]payments.Account, payments.PageInfo, int, error) {
 }
 
 func TestService_TransferBetweenAccounts(t *testing.T) {
+	t.Parallel()
 	transfer := func(from, to string, value int64, cid string) payments.CreateTransferParams {
 		return payments.CreateTransferParams{Value: value, FromPixKey: from, ToPixKey: to, CorrelationID: cid}
 	}
@@ -280,7 +282,7 @@ func TestService_TransferBetweenAccounts(t *testing.T) {
 		t.Run("CompanyIsolation", func(t *testing.T) {
 			is := is.New(t)
 			before := available(t, e.svc, ids...)
-			co, err := e.svc.CreateCompany(ctx, payments.CompanyParams{Name: "Second", PixKey: "second@example.com"})
+			co, err := e.svc.CreateCompany(ctx, payments.CreateCompanyParams{Name: "Second", PixKey: "second@example.com"})
 			is.NoErr(err)
 			other, err := e.svc.Company(ctx, co.ID)
 			is.NoErr(err)

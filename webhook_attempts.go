@@ -3,85 +3,250 @@ package payments
 import (
 	"context"
 	"net/http"
+	"slices"
 	"time"
+
+	"github.com/pixfoundry/payments/store"
 )
 
-// What a delivery attempt leaves behind: its record, the webhook moved on (delivered,
-// retried later, given up, disabled), and the webhookSent audit of the Pix the event
-// carries, all in one transaction.
+// What delivery attempts leave behind: their records, the webhook moved on (each event
+// delivered, retried later or given up, or the webhook disabled), and the webhookSent
+// audit of the Pix each event carries, in one transaction for the attempts that ended
+// together, which also claims the webhook's next events.
 
-// recordWebhookAttempt records the outcome of sending ev and moves the webhook on:
-// delivered (the cursor passes it), retried later, given up, or the webhook disabled (410).
-// failure is empty when the receiver took it (a 2xx, or the Mailer accepted the e-mail).
-// lease is the claim's lease ("" without leases): the outcome ends the webhook's lease
-// only if it is still that one. A lease that ran out and was claimed by another process
-// stays with that process until its own outcome, so no process claims the next event
-// while the other still delivers this one.
-func (s *Service) recordWebhookAttempt(ctx context.Context, id, lease string, ev Event, res WebhookResponse, failure string, took time.Duration) (bool, error) {
-	var delivered bool
-	var recorded *WebhookAttempt
+// webhookStepResult is what a step of a webhook's delivery did.
+type webhookStepResult struct {
+	hook     Webhook          // the webhook, to send the claimed events to
+	claimed  []Event          // events to send now
+	recorded []WebhookAttempt // the attempts it recorded, in the order of the sends given
+	stop     bool             // claim nothing more: the webhook is gone, inactive, not due or another process's
+	more     bool             // it passed over a full scan of other events: step again
+}
+
+// webhookStep is one transaction of a webhook's delivery (deliverWebhook): it records the
+// outcome of each send in sends (of events the run claimed), then claims up to room more
+// of the webhook's events, and leaves the webhook's queue entry and lease as the run
+// goes on or ends. The run's events in flight (run.flying) are not claimed again.
+//
+// The webhook's delivery state (webhookRecord) is a window over its company's outbox:
+// every event up to Cursor is handled; the events of its name in (Cursor, Scanned] not yet
+// handled are Open, each with its failures and the time it is due (a retry later on, or
+// now: sent, or being sent, and not recorded). A claim takes the Open events due first,
+// then new events after Scanned while fewer than Options.WebhookInFlight are Open and
+// none of them has failed: while one of a webhook's events waits for a retry, its later
+// events wait too. A crash (kill -9) between a send and its record leaves the event Open
+// and due, so it is sent again: at least once.
+//
+// With leases (a shared store), the claim that finds the webhook free takes a lease on
+// it, and every later step of the run renews it while it has events in flight, so no
+// other process claims the webhook's events meanwhile; the step that ends the run ends
+// the lease. A run whose lease ran out and was taken by another process records its
+// outcomes (of events still Open) and claims nothing more.
+func (s *Service) webhookStep(ctx context.Context, id string, run *webhookRun, sends []webhookSend, room int) (webhookStepResult, error) {
+	wc := s.core.webhooks
+	var res webhookStepResult
+	var lease string
+	var held, noSender bool
 	err := s.update(ctx, func(t *txn) error {
-		delivered, recorded = false, nil
+		res, lease, held, noSender = webhookStepResult{}, run.lease, false, false
 		var rec webhookRecord
-		if ok, err := found(t.get(collWebhooks, id, "webhook", &rec)); err != nil || !ok {
-			return err // deleted meanwhile
+		if ok, err := found(t.get(collWebhooks, id, "webhook", &rec)); err != nil {
+			return err
+		} else if !ok {
+			res.stop = true // deleted: nothing to record, nothing to send
+			return t.dequeue(collWebhookQueue, webhookQueueID(t.company, id))
 		}
-		ours := rec.Lease == lease
-		if ours {
-			rec.LeasedUntil, rec.Lease = time.Time{}, "" // the outcome ends this claim's lease
-		}
-		if rec.Cursor >= ev.Seq { // another process recorded it, after this claim's lease ran out
-			if !ours || lease == "" {
-				return nil
-			}
-			return t.queueWebhook(&rec, t.now) // free the webhook for its next event
-		}
-		a := WebhookAttempt{WebhookID: id, Seq: ev.Seq, Event: ev.Name, Attempt: rec.Failures + 1, Time: t.now, Status: res.Status, Duration: took, Error: failure}
+		ours := run.held && (wc.lease <= 0 || rec.Lease == run.lease)
 		switch {
-		case a.Error == "":
-			a.Outcome, delivered = "delivered", true
-			rec.Cursor, rec.Failures = ev.Seq, 0
-		case res.Status == http.StatusGone:
-			a.Outcome = "disabled"
-			rec.IsActive, rec.UpdatedAt, rec.Failures = false, t.now, 0
-		case a.Attempt >= s.core.webhooks.attempts:
-			a.Outcome, delivered = "gave_up", true
-			rec.Cursor, rec.Failures = ev.Seq, 0
-		default:
-			a.Outcome = "retry"
-			rec.Failures++
+		case run.held && !ours: // another process took the webhook once this run's lease ran out
+			res.stop = true
+			if err := t.settleSends(&rec, sends, &res); err != nil {
+				return err
+			}
+			return t.putWebhook(&rec, false) // its lease and queue entry stay as they are
+		case !run.held && !rec.IsActive:
+			res.stop = true
+			return t.unqueueWebhook(&rec)
+		case !run.held && (rec.LeasedUntil.After(t.now) || rec.Queued && rec.NextAt.After(t.now)):
+			res.stop = true // another process is delivering, or a retry later on
+			return nil
+		case !run.held && rec.URL != "" && wc.sender == nil:
+			// opened without a sender: it waits, queued and not leased, for a Service that
+			// has one (a lease would keep the others off it until it ran out)
+			res.stop, noSender = true, true
+			return nil
 		}
-		a.ID = t.newID()
-		if err := t.insertAttempt(a); err != nil {
+		if err := t.settleSends(&rec, sends, &res); err != nil {
 			return err
 		}
-		recorded = &a
-		switch a.Outcome {
-		case "delivered", "gave_up":
-			sent := WebhookSent{Event: ev.Name, Status: WebhookSentSuccess, Time: t.now, IsRetry: a.Attempt > 1}
-			if a.Outcome == "gave_up" {
-				sent.Status = WebhookSentFailed
-			}
-			if err := t.auditWebhookSent(ev, sent); err != nil {
+		if rec.IsActive && room > 0 {
+			if err := t.claimWebhookEvents(&rec, run, room, &res); err != nil {
 				return err
 			}
 		}
-		next := t.now
-		switch a.Outcome {
-		case "disabled":
+		rec.Failures = 0 // kept per Open event
+		if len(rec.Open) == 0 {
+			rec.Cursor = max(rec.Cursor, rec.Scanned)
+		} else {
+			rec.Cursor = rec.Open[0].Seq - 1
+		}
+		res.hook = rec.Webhook
+		switch {
+		case !rec.IsActive:
+			res.stop = true
+			rec.LeasedUntil, rec.Lease = time.Time{}, ""
 			return t.unqueueWebhook(&rec)
-		case "retry":
-			next = t.now.Add(webhookBackoff(rec.Failures, res.RetryAfter))
+		case len(run.flying) > 0 || len(res.claimed) > 0 || res.more: // the run goes on
+			held = true
+			if wc.lease > 0 {
+				if !run.held {
+					lease = t.newID()
+				}
+				rec.LeasedUntil, rec.Lease = t.now.Add(wc.lease), lease
+				return t.queueWebhook(&rec, rec.LeasedUntil) // out of the other processes' sight
+			}
+			if !rec.Queued || rec.NextAt.After(t.now) {
+				return t.queueWebhook(&rec, t.now) // due: a crash leaves its events to the next pass
+			}
+			return t.putWebhook(&rec, false)
 		}
-		if rec.LeasedUntil.After(next) {
-			next = rec.LeasedUntil // another process's lease: out of sight until it ends
+		rec.LeasedUntil, rec.Lease = time.Time{}, "" // the run ends, and its lease
+		var next time.Time
+		for _, o := range rec.Open {
+			if next.IsZero() || o.NextAt.Before(next) {
+				next = o.NextAt
+			}
 		}
-		return t.queueWebhook(&rec, next)
+		switch {
+		case run.sent >= webhookPerPass && !rec.retrying():
+			return t.queueWebhook(&rec, t.now) // its share of the pass sent: the next pass goes on
+		case len(rec.Open) > 0:
+			return t.queueWebhook(&rec, next)
+		}
+		return t.unqueueWebhook(&rec) // nothing owed: the next event's fan-out queues it again
 	})
-	if err == nil && recorded != nil && s.core.webhooks.onAttempt != nil {
-		s.core.webhooks.onAttempt(*recorded)
+	if err != nil {
+		return webhookStepResult{}, err
 	}
-	return delivered, err
+	if noSender {
+		return res, errNoSender
+	}
+	run.held, run.lease = held, lease
+	if wc.onAttempt != nil {
+		for _, a := range res.recorded {
+			wc.onAttempt(a)
+		}
+	}
+	return res, nil
+}
+
+// settleSends records the outcome of each send (see settleSend).
+func (t *txn) settleSends(rec *webhookRecord, sends []webhookSend, res *webhookStepResult) error {
+	for _, sd := range sends {
+		a, err := t.settleSend(rec, sd)
+		if err != nil {
+			return err
+		}
+		if a != nil {
+			res.recorded = append(res.recorded, *a)
+		}
+	}
+	return nil
+}
+
+// settleSend records the outcome of sending the event sd.ev, if it is Open still (another
+// process may have recorded it, after this run's lease ran out), and moves it on:
+// delivered, retried later, given up, or the webhook disabled (410, the event Open still).
+// sd.failure is empty when the receiver took it (a 2xx, or the Mailer accepted the e-mail).
+func (t *txn) settleSend(rec *webhookRecord, sd webhookSend) (*WebhookAttempt, error) {
+	i := slices.IndexFunc(rec.Open, func(o openEvent) bool { return o.Seq == sd.ev.Seq })
+	if i < 0 {
+		return nil, nil
+	}
+	o := &rec.Open[i]
+	ev := sd.ev
+	a := WebhookAttempt{WebhookID: rec.ID, Seq: ev.Seq, Event: ev.Name, Attempt: o.Failures + 1, Time: t.now, Status: sd.res.Status, Duration: sd.took, Error: sd.failure}
+	switch {
+	case a.Error == "":
+		a.Outcome = "delivered"
+	case sd.res.Status == http.StatusGone:
+		a.Outcome = "disabled"
+		rec.IsActive, rec.UpdatedAt, o.Failures = false, t.now, 0
+	case a.Attempt >= t.svc.core.webhooks.attempts:
+		a.Outcome = "gave_up"
+	default:
+		a.Outcome = "retry"
+		o.Failures++
+		o.NextAt = t.now.Add(webhookBackoff(o.Failures, sd.res.RetryAfter))
+	}
+	a.ID = t.newID()
+	if err := t.insertAttempt(a); err != nil {
+		return nil, err
+	}
+	switch a.Outcome {
+	case "delivered", "gave_up":
+		rec.Open = slices.Delete(rec.Open, i, i+1)
+		sent := WebhookSent{Event: ev.Name, Status: WebhookSentSuccess, Time: t.now, IsRetry: a.Attempt > 1}
+		if a.Outcome == "gave_up" {
+			sent.Status = WebhookSentFailed
+		}
+		if err := t.auditWebhookSent(ev, sent); err != nil {
+			return nil, err
+		}
+	}
+	return &a, nil
+}
+
+// claimWebhookEvents claims up to room of rec's events for run: first its Open events
+// that are due and not in flight, oldest first, then, while none of them has failed and
+// fewer than the window allows are Open, new events after Scanned with the webhook's
+// name. A full scan of other events sets res.more.
+func (t *txn) claimWebhookEvents(rec *webhookRecord, run *webhookRun, room int, res *webhookStepResult) error {
+	for _, o := range rec.Open {
+		if room == 0 {
+			return nil
+		}
+		if run.flying[o.Seq] || o.NextAt.After(t.now) {
+			continue
+		}
+		var ev Event
+		if err := t.get(collEvents, seqID(o.Seq), "event", &ev); err != nil {
+			return err
+		}
+		res.claimed = append(res.claimed, ev)
+		room--
+	}
+	if room == 0 || rec.retrying() || len(rec.Open) >= t.svc.core.webhooks.inFlight {
+		return nil
+	}
+	failures := rec.Failures // a record stored before the window: the failures of the event after its cursor
+	scanned := max(rec.Scanned, rec.Cursor)
+	p, err := t.tx.List(collEvents, t.company, store.Query{Index: indexAll, From: seqID(scanned + 1), Limit: webhookScan, NoTotal: true})
+	if err != nil {
+		return internal(err)
+	}
+	full := false
+	for _, r := range p.Records {
+		if room == 0 || len(rec.Open) >= t.svc.core.webhooks.inFlight {
+			full = true
+			break
+		}
+		var e Event
+		if err := decode(r, &e); err != nil {
+			return err
+		}
+		scanned = e.Seq
+		if e.Name != rec.Event {
+			continue
+		}
+		rec.Open = append(rec.Open, openEvent{Seq: e.Seq, Failures: failures, NextAt: t.now})
+		failures = 0
+		res.claimed = append(res.claimed, e)
+		room--
+	}
+	rec.Scanned = scanned
+	res.more = !full && len(p.Records) == webhookScan && len(res.claimed) == 0
+	return nil
 }
 
 // webhookBackoff is the wait after the n-th failure of an event: 10 s × 2^(n-1), or the

@@ -27,6 +27,7 @@ func (failingMailer) SendMail(context.Context, payments.MailMessage) error {
 // text, which names the internal resolver and the addresses a host resolved to, or the
 // mail server. Before, the attempt kept err.Error().
 func TestService_WebhookAttempt_NamesNoInternals(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	calls := 0
 	sender := senderFunc(func(context.Context, payments.WebhookRequest) (payments.WebhookResponse, error) {
@@ -38,7 +39,7 @@ func TestService_WebhookAttempt_NamesNoInternals(t *testing.T) {
 			Err: &net.DNSError{Err: "no such host", Name: "hooks.example.com", Server: "10.0.0.53:53"}}
 	})
 	svc, err := payments.New(memory.New(), payments.Options{Clock: payments.NewManualClock(t0), WebhookSender: sender,
-		Mailer: failingMailer{}, DefaultCompany: payments.CompanyParams{Name: "Loja", PixKey: "pix@loja.example.com"}})
+		Mailer: failingMailer{}, DefaultCompany: payments.CreateCompanyParams{Name: "Loja", PixKey: "pix@loja.example.com"}})
 	is.NoErr(err)
 	hook := createWebhook(t, svc, "https://hooks.example.com/", payments.EventChargeCreated)
 	mail, err := mailHook(svc, 1, svc.EventName(payments.EventChargeCreated))

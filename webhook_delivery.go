@@ -23,6 +23,7 @@ type webhookCore struct {
 	attempts    int
 	timeout     time.Duration
 	concurrency int
+	inFlight    int                  // Options.WebhookInFlight: events of one webhook in flight at once, at most
 	onAttempt   func(WebhookAttempt) // Options.OnWebhookAttempt
 	lease       time.Duration        // 0: one process owns the store, no leases
 
@@ -30,6 +31,7 @@ type webhookCore struct {
 	busy    map[string]chan struct{} // webhooks a pass of this process is delivering to; closed when it is done
 	serving int                      // ServeWebhooks workers running
 	key     *rsa.PrivateKey
+	given   *rsa.PrivateKey // Options.WebhookSigningKey: the key a store without one starts with
 	signer  *webhook.Signer // signs with key; made with it
 	wakeups chan struct{}
 }
@@ -37,7 +39,7 @@ type webhookCore struct {
 func newWebhookCore(st store.Store, opts Options) *webhookCore {
 	w := &webhookCore{sender: opts.WebhookSender, attempts: opts.WebhookAttempts, timeout: opts.WebhookTimeout,
 		concurrency: opts.WebhookConcurrency, busy: map[string]chan struct{}{}, wakeups: make(chan struct{}, 1), mailer: opts.Mailer,
-		onAttempt: opts.OnWebhookAttempt}
+		onAttempt: opts.OnWebhookAttempt, given: opts.WebhookSigningKey}
 	if w.mailer == nil {
 		w.mailer = &MemoryMailer{Logger: opts.Logger}
 	}
@@ -51,6 +53,12 @@ func newWebhookCore(st store.Store, opts Options) *webhookCore {
 		w.concurrency = 1 // ids drawn in one order (Options.IDs)
 	} else if w.concurrency <= 0 {
 		w.concurrency = DefaultWebhookConcurrency
+	}
+	w.inFlight = opts.WebhookInFlight
+	if w.inFlight <= 0 && opts.IDs != nil {
+		w.inFlight = 1 // attempts recorded, and their ids drawn, in one order
+	} else if w.inFlight <= 0 {
+		w.inFlight = DefaultWebhookInFlight
 	}
 	w.lease = opts.WebhookLease
 	if sh, ok := st.(interface{ Shared() bool }); w.lease <= 0 && ok && sh.Shared() {
@@ -75,9 +83,10 @@ func (w *webhookCore) wake() {
 func (s *Service) WebhookWakeups() <-chan struct{} { return s.core.webhooks.wakeups }
 
 // RunWebhooks delivers, once, what is due in every company's webhooks: for each webhook
-// whose queue entry is due, its events in order until one fails (then retried later) or
-// none is left. Webhooks are served concurrently (Options.WebhookConcurrency), each attempt
-// bounded by Options.WebhookTimeout, so a slow receiver holds back only its own webhook.
+// whose queue entry is due, its due events, several at once (Options.WebhookInFlight), until
+// none is left, or one failed (then retried later, and the later events wait for it).
+// Webhooks are served concurrently (Options.WebhookConcurrency), each attempt bounded by
+// Options.WebhookTimeout, so a slow receiver holds back only its own webhook.
 // RunDue calls it; without a WebhookSender it delivers only e-mail webhooks (the URL ones
 // wait, queued, for a Service that has one). It returns the first store error; receivers'
 // failures are recorded as attempts, not returned.
@@ -88,11 +97,12 @@ func (s *Service) WebhookWakeups() <-chan struct{} { return s.core.webhooks.wake
 // before it, stamped with their time.
 //
 // Several processes may run it on one shared store (Options.WebhookLease): a process
-// claims a webhook's next event in a transaction that stores a lease on the webhook and
-// moves its queue entry to the lease's end, so the other processes neither list it nor
-// claim it until the outcome is recorded (which ends the lease) or the lease runs out.
+// claims a webhook's next events in a transaction that stores a lease on the webhook and
+// moves its queue entry to the lease's end, renewed by each step of its delivery, so the
+// other processes neither list it nor claim it until the delivery ends (which ends the
+// lease) or the lease runs out.
 // A process that dies mid-delivery leaves the lease to run out, and then another process
-// delivers the event: at least once, and normally once.
+// delivers the events it had claimed and not recorded: at least once, and normally once.
 func (s *Service) RunWebhooks(ctx context.Context) error {
 	wc := s.core.webhooks
 	fanErr := s.fanOut(ctx) // the events committed so far reach their webhooks' queue entries
@@ -249,49 +259,122 @@ func (w *webhookCore) release(key string, done chan struct{}) {
 // It is not a failure; ServeWebhooks does not look again at once for it (it would spin).
 var errNoSender = errors.New("no WebhookSender")
 
-// deliverWebhook sends the webhook's events in order until one fails or none is left.
+// deliverWebhook sends the webhook's due events until none is left, the pass's share
+// (webhookPerPass) is sent or ctx ends, several at once: a window of events in flight that
+// starts at one, grows by one with each delivery up to Options.WebhookInFlight, and falls
+// back to one after a failure, so that a receiver that has been failing or idle is not
+// sent a burst. Each send that ends is recorded by the next step (webhookStep), with the
+// others that ended meanwhile, in one transaction that also claims the next events: the
+// outcomes of several deliveries share one commit. When ctx ends, the sends in flight
+// stop unrecorded, their events owed still (sent again later).
 func (s *Service) deliverWebhook(ctx context.Context, id string) error {
-	for range webhookPerPass {
-		if err := ctx.Err(); err != nil {
-			return nil
+	wc := s.core.webhooks
+	run := &webhookRun{flying: map[uint64]bool{}, window: 1}
+	results := make(chan webhookSend, wc.inFlight) // never more in flight than that: sends never block
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	var ended []webhookSend
+	var own error // the Service's own failure before a send: claim no more, and say so
+	take := func(r webhookSend) {
+		delete(run.flying, r.ev.Seq)
+		if r.own != nil {
+			own = cmp.Or(own, r.own)
+			return // not an attempt: the event stays owed, due at once
 		}
-		w, ev, ok, err := s.claimWebhookEvent(ctx, id)
-		if err != nil || !ok {
-			return err
-		}
-		start := time.Now()
-		var res WebhookResponse
-		var failure string
-		if w.URL == "" {
-			if err := s.mailWebhook(ctx, w.Webhook, ev); err != nil {
-				failure = s.attemptFailure(w.ID, true, err)
-			}
-		} else {
-			var err error
-			res, err = s.sendWebhook(ctx, w.Webhook, webhookMessageID(w.ID, ev.Seq), ev.Data)
-			if own := notSent(err); own != nil {
-				if ctx.Err() != nil {
-					return nil // stopping, as below
-				}
-				return own // not an attempt: the event goes when the lease runs out
-			}
-			switch {
-			case err != nil:
-				failure, res.Status = s.attemptFailure(w.ID, false, err), 0
-			case res.Status < 200 || res.Status > 299:
-				failure = fmt.Sprintf("HTTP %d", res.Status)
+		ended = append(ended, r)
+	}
+	stop := false // claim nothing more
+	for {
+		for more := true; more; { // what ended meanwhile goes into this step
+			select {
+			case r := <-results:
+				take(r)
+			default:
+				more = false
 			}
 		}
-		took := time.Since(start)
 		if ctx.Err() != nil {
-			return nil // stopping: not recorded, so sent again by the next pass
+			return nil // stopping: not recorded, so sent again by a later pass
 		}
-		delivered, err := s.recordWebhookAttempt(ctx, id, w.Lease, ev, res, failure, took)
-		if err != nil || !delivered {
-			return err
+		room := 0
+		if !stop && own == nil {
+			room = min(run.window-len(run.flying), webhookPerPass-run.sent)
+		}
+		if len(ended) == 0 && room <= 0 && len(run.flying) > 0 {
+			select { // nothing to record or claim: wait for a send to end
+			case r := <-results:
+				take(r)
+			case <-ctx.Done():
+			}
+			continue
+		}
+		step, err := s.webhookStep(ctx, id, run, ended, max(room, 0))
+		ended = ended[:0]
+		if err != nil {
+			return err // what ended unrecorded is owed still: sent again
+		}
+		for _, a := range step.recorded {
+			if a.Outcome == "delivered" {
+				run.window = min(run.window+1, wc.inFlight)
+			} else {
+				run.window = 1
+			}
+		}
+		stop = stop || step.stop
+		for _, ev := range step.claimed {
+			run.flying[ev.Seq] = true
+			run.sent++
+			w := step.hook
+			wg.Go(func() { results <- s.sendEvent(ctx, w, ev) })
+		}
+		if len(run.flying) == 0 && len(step.claimed) == 0 && !step.more {
+			return own
 		}
 	}
-	return nil
+}
+
+// webhookRun is one pass's delivery to one webhook (deliverWebhook).
+type webhookRun struct {
+	held   bool            // its steps hold the webhook: they claimed its events (with leases, under lease)
+	lease  string          // the lease they hold it under ("" without leases)
+	flying map[uint64]bool // the events being sent, by seq
+	window int             // how many may be in flight now
+	sent   int             // events claimed so far
+}
+
+// webhookSend is one send of an event and what came of it.
+type webhookSend struct {
+	ev      Event
+	res     WebhookResponse
+	failure string // "" when the receiver took it
+	took    time.Duration
+	own     error // the Service's failure before anything was sent (notSent): not an attempt
+}
+
+// sendEvent sends ev to the webhook w, by e-mail or HTTP, and says what came of it.
+func (s *Service) sendEvent(ctx context.Context, w Webhook, ev Event) webhookSend {
+	r := webhookSend{ev: ev}
+	start := time.Now()
+	if w.URL == "" {
+		if err := s.mailWebhook(ctx, w, ev); err != nil {
+			r.failure = s.attemptFailure(w.ID, true, err)
+		}
+	} else {
+		res, err := s.sendWebhook(ctx, w, webhookMessageID(w.ID, ev.Seq), ev.Data)
+		if own := notSent(err); own != nil {
+			r.own = own
+			return r
+		}
+		switch {
+		case err != nil:
+			r.failure, res.Status = s.attemptFailure(w.ID, false, err), 0
+		case res.Status < 200 || res.Status > 299:
+			r.failure = fmt.Sprintf("HTTP %d", res.Status)
+		}
+		r.res = res
+	}
+	r.took = time.Since(start)
+	return r
 }
 
 // mailWebhook sends ev to the webhook's e-mail address through the Mailer, bounded by the
@@ -306,74 +389,6 @@ func (s *Service) mailWebhook(ctx context.Context, w Webhook, ev Event) error {
 // webhook, so receivers dedupe by it.
 func webhookMessageID(webhookID string, seq uint64) string {
 	return "msg_" + webhookID + "_" + strconv.FormatUint(seq, 10)
-}
-
-// claimWebhookEvent finds the webhook's next event: the first after its cursor with its
-// name. Events it passes over (other names) move the cursor. No event left (or the webhook
-// gone, inactive or not due) takes the webhook off the queue and answers ok false. A
-// webhook with a URL, claimed by a Service without a WebhookSender, is left as it is,
-// unleased, with errNoSender.
-func (s *Service) claimWebhookEvent(ctx context.Context, id string) (webhookRecord, Event, bool, error) {
-	var rec webhookRecord
-	var ev Event
-	var ok bool
-	lease := s.core.webhooks.lease
-	var noSender bool
-	err := s.update(ctx, func(t *txn) error {
-		rec, ev, ok, noSender = webhookRecord{}, Event{}, false, false
-		err := t.get(collWebhooks, id, "webhook", &rec)
-		if exists, err := found(err); err != nil {
-			return err
-		} else if !exists {
-			return t.dequeue(collWebhookQueue, webhookQueueID(t.company, id))
-		}
-		if !rec.IsActive {
-			return t.unqueueWebhook(&rec)
-		}
-		if rec.Queued && rec.NextAt.After(t.now) || rec.LeasedUntil.After(t.now) {
-			return nil // a retry later on, or another process is delivering
-		}
-		if noSender = rec.URL != "" && s.core.webhooks.sender == nil; noSender {
-			// opened without a sender: it waits, queued and not leased, for a Service that
-			// has one (a lease would keep the others off it until it ran out)
-			return nil
-		}
-		p, err := t.tx.List(collEvents, t.company, store.Query{Index: indexAll, From: seqID(rec.Cursor + 1), Limit: webhookScan})
-		if err != nil {
-			return internal(err)
-		}
-		start := rec.Cursor
-		for _, r := range p.Records {
-			var e Event
-			if err := decode(r, &e); err != nil {
-				return err
-			}
-			if e.Name == rec.Event {
-				ev, ok = e, true
-				break
-			}
-			rec.Cursor = e.Seq
-		}
-		switch {
-		case ok && lease > 0:
-			rec.LeasedUntil, rec.Lease = t.now.Add(lease), t.newID()
-			return t.queueWebhook(&rec, rec.LeasedUntil) // out of the other processes' sight
-		case ok && rec.Cursor == start:
-			return nil
-		case ok || len(p.Records) == webhookScan:
-			return t.putWebhook(&rec, false) // past the others; more to look at
-		default:
-			return t.unqueueWebhook(&rec) // nothing left: emit queues it again
-		}
-	})
-	if err == nil && noSender {
-		return rec, ev, false, errNoSender
-	}
-	if err == nil && !ok && rec.Queued && rec.IsActive && !rec.NextAt.After(s.now()) && !rec.LeasedUntil.After(s.now()) {
-		// passed over a full scan of other events: look again
-		return s.claimWebhookEvent(ctx, id)
-	}
-	return rec, ev, ok, err
 }
 
 // sendWebhook signs body for w and sends it, bounded by the per-attempt timeout. Signing

@@ -54,7 +54,7 @@ func (c *tally) counts() (distinct, total int) {
 func process(t *testing.T, st store.Store, clock payments.Clock, sender payments.WebhookSender) *payments.Service {
 	t.Helper()
 	svc, err := payments.New(st, payments.Options{Clock: clock, WebhookSender: sender, WebhookLease: time.Minute,
-		DefaultCompany: payments.CompanyParams{Name: "Loja Exemplo", PixKey: "pix@loja.example.com", MerchantName: "Loja", MerchantCity: "Sao Paulo"}})
+		DefaultCompany: payments.CreateCompanyParams{Name: "Loja Exemplo", PixKey: "pix@loja.example.com", MerchantName: "Loja", MerchantCity: "Sao Paulo"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,6 +65,7 @@ func process(t *testing.T, st store.Store, clock payments.Clock, sender payments
 // it while it delivers; when it dies mid-delivery (nothing recorded), another delivers
 // the event once the lease has run out.
 func TestService_WebhookLease(t *testing.T) {
+	t.Parallel()
 	for _, stt := range stores {
 		t.Run(stt.name, func(t *testing.T) {
 			is := is.New(t)
@@ -114,6 +115,7 @@ func TestService_WebhookLease(t *testing.T) {
 // TestService_WebhookLease_TwoProcesses: two processes delivering one store's events at
 // the same time deliver each event once (with no lease each would send what it claimed).
 func TestService_WebhookLease_TwoProcesses(t *testing.T) {
+	t.Parallel()
 	for _, stt := range stores {
 		t.Run(stt.name, func(t *testing.T) {
 			is := is.New(t)
@@ -216,6 +218,7 @@ func TestService_RunWebhooks_WaitsForBusyWebhook(t *testing.T) {
 // Before, the late outcome cleared the lease and the next event went out while the first
 // was still in flight.
 func TestService_WebhookLease_LateOutcome(t *testing.T) {
+	t.Parallel()
 	for _, stt := range stores {
 		t.Run(stt.name, func(t *testing.T) {
 			is := is.New(t)
@@ -282,6 +285,7 @@ func TestService_WebhookLease_LateOutcome(t *testing.T) {
 // as they were, unleased, so a server delivers their events at once. Before, it leased
 // each and kept the servers off it until the lease ran out.
 func TestService_WebhookLease_NoSender(t *testing.T) {
+	t.Parallel()
 	for _, stt := range stores {
 		t.Run(stt.name, func(t *testing.T) {
 			is := is.New(t)

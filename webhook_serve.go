@@ -12,8 +12,12 @@ import (
 // due), while the others go on: a slow or hanging receiver holds back only its own
 // webhook. At most Options.WebhookConcurrency webhooks are served at once, and at most a
 // quarter of them (at least one) for any one company, so that one company's receivers
-// cannot take every turn. When ctx ends it waits for the deliveries in flight, which stop
-// unrecorded and are sent again later, and returns. Store failures are logged (Options.Logger)
+// cannot take every turn. Each webhook gets up to Options.WebhookInFlight of its events at
+// once (default DefaultWebhookInFlight; see deliverWebhook), so its deliveries may arrive
+// out of outbox order, as with the real API and Standard Webhooks, which promise no order
+// either: receivers dedupe by webhook-id. WebhookInFlight 1 keeps each webhook's events in
+// order. When ctx ends it waits for the deliveries in flight, which stop unrecorded and are
+// sent again later, and returns. Store failures are logged (Options.Logger)
 // and the webhook tried again at the next look.
 //
 // RunWebhooks, by contrast, is one pass that returns when the webhooks it served are done:

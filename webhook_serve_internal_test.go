@@ -16,6 +16,7 @@ import (
 // again at once. Answered nil, the worker looked again at once, forever: ten thousand
 // store reads in under two seconds after one commit.
 func TestServeWebhooks_NoSenderDoesNotSpin(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	ctx := context.Background()
 	st := memory.New()

@@ -57,17 +57,18 @@ func (h *hangingReceivers) SendWebhook(ctx context.Context, r payments.WebhookRe
 // hanging receiver held every webhook's deliveries, every company's, until its attempt
 // timed out.
 func TestService_ServeWebhooks(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	h := &hangingReceivers{release: make(chan struct{}), got: make(chan string, 100)}
 	clock := payments.NewManualClock(t0)
 	svc, err := payments.New(memory.New(), payments.Options{Clock: clock, WebhookSender: h, WebhookConcurrency: 8,
-		DefaultCompany: payments.CompanyParams{Name: "Loja"}})
+		DefaultCompany: payments.CreateCompanyParams{Name: "Loja"}})
 	is.NoErr(err)
 	hook := func(s *payments.Service, url string) {
 		_, err := s.CreateWebhook(ctx, payments.CreateWebhookParams{Name: url, URL: url, Event: "OPENPIX:CHARGE_CREATED"})
 		is.NoErr(err)
 	}
-	co, err := svc.CreateCompany(ctx, payments.CompanyParams{Name: "Outra"})
+	co, err := svc.CreateCompany(ctx, payments.CreateCompanyParams{Name: "Outra"})
 	is.NoErr(err)
 	other, err := svc.Company(ctx, co.ID)
 	is.NoErr(err)

@@ -12,6 +12,7 @@ import (
 // TestService_WebhookBodySignedOnce: an event delivered to many webhooks is RSA-signed
 // once, not once per webhook, and every copy verifies with its own webhook's secret.
 func TestService_WebhookBodySignedOnce(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	e := newWebhookEnv(t, stores[0].open(t), payments.Options{})
 	r := newReceiver(t)

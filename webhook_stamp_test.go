@@ -20,11 +20,12 @@ import (
 // the real one, so a receiver verifying it against its own clock accepts it. Stamped with
 // the moved time, VerifyWebhook refused every delivery after a move.
 func TestWebhook_StampOnOffsetClock(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	wall := payments.NewManualClock(t0) // the receiver's clock, and the server's without the offset
 	clock := payments.NewOffsetClock(wall)
 	var got []payments.WebhookRequest
-	svc, err := payments.New(memory.New(), payments.Options{Clock: clock, DefaultCompany: payments.CompanyParams{Name: "Loja"},
+	svc, err := payments.New(memory.New(), payments.Options{Clock: clock, DefaultCompany: payments.CreateCompanyParams{Name: "Loja"},
 		WebhookSender: senderFunc(func(_ context.Context, r payments.WebhookRequest) (payments.WebhookResponse, error) {
 			if !strings.Contains(string(r.Body), "teste_webhook") {
 				got = append(got, r)

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/mail"
 	"net/url"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -21,8 +22,8 @@ import (
 )
 
 // Webhooks: a company registers a URL for one event; every event of that name the company's
-// outbox gets after the registration is POSTed there, signed, at least once, in outbox
-// order. The Service owns registrations, the delivery queue, attempts and retries; the
+// outbox gets after the registration is POSTed there, signed, at least once, several at once
+// (Options.WebhookInFlight), so not necessarily in outbox order. The Service owns registrations, the delivery queue, attempts and retries; the
 // HTTP transport is a WebhookSender (httpadapter.NewWebhookSender POSTs over the network).
 //
 // Delivery, per webhook:
@@ -33,11 +34,12 @@ import (
 //     entry of every active webhook subscribed to it at the event's time (unless one is
 //     already there, e.g. a retry later on); the delivery pass
 //     (RunWebhooks, called by RunDue) takes the entries due, one goroutine per webhook.
-//   - Strict order: a webhook's next event is the first one after its cursor with its name.
-//     It is sent outside any transaction; the cursor moves past it only when the receiver
-//     answered 2xx (or the event gave up after the last attempt), in the transaction that
-//     records the attempt. A crash between send and record sends it again on the next pass:
-//     at least once. While an event is retried, later events of that webhook wait.
+//   - A window (webhookStep): a claim takes the webhook's next events after its cursor with
+//     its name, up to Options.WebhookInFlight owed at once; they are sent outside any
+//     transaction, concurrently, and each stays owed (open) until the transaction that
+//     records its attempt: the receiver answered 2xx, or the event gave up after the last
+//     attempt. A crash between send and record sends it again on the next pass: at least
+//     once. While one of a webhook's events is retried, its later events wait.
 //   - Retries: a failure (no answer within the timeout, a network error, a status other than
 //     2xx) is recorded and retried after 10 s × 2^(n-1) for the n-th failure (10, 20, 40 ...
 //     640 s), or the receiver's Retry-After when that is longer, on the Service clock; after
@@ -55,6 +57,9 @@ const (
 	DefaultWebhookTimeout = 100 * time.Second
 	// DefaultWebhookConcurrency is how many webhooks one pass delivers to at once.
 	DefaultWebhookConcurrency = 16
+	// DefaultWebhookInFlight is how many events of one webhook are sent at once, at most
+	// (Options.WebhookInFlight).
+	DefaultWebhookInFlight = 16
 
 	webhookRetryBase = 10 * time.Second
 	webhookQueuePage = 100
@@ -109,19 +114,42 @@ type Webhook struct {
 	UpdatedAt     time.Time `json:"updatedAt"`
 }
 
-// webhookRecord is a webhook as stored: the registration and its delivery state.
+// webhookRecord is a webhook as stored: the registration and its delivery state, a window
+// over the company's outbox (see webhookStep).
 type webhookRecord struct {
 	Webhook
-	Cursor   uint64    `json:"cursor"`   // seq of the last event handled
-	Failures int       `json:"failures"` // failed attempts of the event after Cursor
-	Queued   bool      `json:"queued"`   // it has a queue entry
-	NextAt   time.Time `json:"nextAt"`   // when that entry is due
-	// LeasedUntil is set while a process delivers the event after Cursor: until then no
-	// other process claims the webhook (see RunWebhooks). Lease names that claim: only
-	// the outcome of the claim that holds the lease ends it, so a process whose lease ran
-	// out (and was taken by another) does not free the webhook while the other delivers.
+	Cursor uint64 `json:"cursor"` // seq of the last event up to which every event is handled
+	// Scanned is the seq of the last event claims have looked at: the events of the
+	// webhook's name in (Cursor, Scanned] not handled yet are in Open. Below Cursor (0 in
+	// a record stored before the window) it counts as Cursor.
+	Scanned uint64 `json:"scanned,omitempty"`
+	// Open are the events claimed and not handled yet, by seq: being sent, or waiting for
+	// a retry; at most Options.WebhookInFlight of them.
+	Open []openEvent `json:"open,omitempty"`
+	// Failures is, in a record stored before the window, the failed attempts of the event
+	// after Cursor; the next claim moves it to that event's Open entry.
+	Failures int       `json:"failures"`
+	Queued   bool      `json:"queued"` // it has a queue entry
+	NextAt   time.Time `json:"nextAt"` // when that entry is due
+	// LeasedUntil is set while a process delivers the webhook's events: until then no
+	// other process claims them (see RunWebhooks). Lease names that claim: only the run
+	// that holds the lease ends it, so a process whose lease ran out (and was taken by
+	// another) does not free the webhook while the other delivers.
 	LeasedUntil time.Time `json:"leasedUntil,omitzero"`
 	Lease       string    `json:"lease,omitempty"`
+}
+
+// openEvent is an event of a webhook's window claimed and not handled yet.
+type openEvent struct {
+	Seq      uint64    `json:"seq"`
+	Failures int       `json:"failures,omitempty"` // its failed attempts
+	NextAt   time.Time `json:"nextAt"`             // when it is due: its retry, or its claim while it is sent
+}
+
+// retrying reports whether one of rec's Open events has failed: then no new event is
+// claimed until it is handled.
+func (rec *webhookRecord) retrying() bool {
+	return slices.ContainsFunc(rec.Open, func(o openEvent) bool { return o.Failures > 0 })
 }
 
 // WebhookAttempt is one delivery attempt, kept for the audit trail.

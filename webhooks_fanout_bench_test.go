@@ -51,11 +51,11 @@ func BenchmarkFanoutFairness(b *testing.B) {
 			}
 			defer st.Close()
 			a, err := payments.New(st, payments.Options{Mailer: discardMailer{},
-				DefaultCompany: payments.CompanyParams{Name: "A", PixKey: "pix@a.example.com"}})
+				DefaultCompany: payments.CreateCompanyParams{Name: "A", PixKey: "pix@a.example.com"}})
 			if err != nil {
 				b.Fatal(err)
 			}
-			co, err := a.CreateCompany(ctx, payments.CompanyParams{Name: "B"})
+			co, err := a.CreateCompany(ctx, payments.CreateCompanyParams{Name: "B"})
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -23,6 +23,7 @@ func mailHook(svc *payments.Service, i int, event string) (payments.Webhook, err
 // refused before its test call. Inactive webhooks, other events and other companies do
 // not count; deleting one makes room.
 func TestService_CreateWebhook_Limit(t *testing.T) {
+	t.Parallel()
 	eachWebhookStore(t, payments.Options{MaxWebhooksPerEvent: 3}, func(t *testing.T, e env) {
 		is := is.New(t)
 		r := newReceiver(t)
@@ -46,7 +47,7 @@ func TestService_CreateWebhook_Limit(t *testing.T) {
 		is.NoErr(err) // an inactive one does not count
 		_, err = mailHook(e.svc, 4, e.svc.EventName(payments.EventChargeCompleted))
 		is.NoErr(err) // nor one on another event
-		co, err := e.svc.CreateCompany(ctx, payments.CompanyParams{Name: "Outra"})
+		co, err := e.svc.CreateCompany(ctx, payments.CreateCompanyParams{Name: "Outra"})
 		is.NoErr(err)
 		other, err := e.svc.Company(ctx, co.ID)
 		is.NoErr(err)
@@ -73,6 +74,7 @@ func TestService_CreateWebhook_Limit(t *testing.T) {
 // TestService_CreateWebhook_LimitDisabled: a webhook its receiver disabled (410 Gone) is
 // no longer active and leaves its place.
 func TestService_CreateWebhook_LimitDisabled(t *testing.T) {
+	t.Parallel()
 	eachWebhookStore(t, payments.Options{MaxWebhooksPerEvent: 1}, func(t *testing.T, e env) {
 		is := is.New(t)
 		r := newReceiver(t)
@@ -98,6 +100,7 @@ func TestService_CreateWebhook_LimitDisabled(t *testing.T) {
 // TestService_CreateWebhook_LimitConcurrent: creates racing for the last places take no
 // more than there are.
 func TestService_CreateWebhook_LimitConcurrent(t *testing.T) {
+	t.Parallel()
 	eachWebhookStore(t, payments.Options{MaxWebhooksPerEvent: 3}, func(t *testing.T, e env) {
 		is := is.New(t)
 		event := e.svc.EventName(payments.EventChargeCreated)
@@ -128,10 +131,11 @@ func TestService_CreateWebhook_LimitConcurrent(t *testing.T) {
 // has DefaultMaxWebhooksPerEvent active webhooks on one event, every one of which gets
 // its events.
 func TestService_CreateWebhook_DefaultLimit(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	mailer := &payments.MemoryMailer{}
 	svc, err := payments.New(memory.New(), payments.Options{Clock: payments.NewManualClock(t0), Mailer: mailer,
-		DefaultCompany: payments.CompanyParams{Name: "Loja", PixKey: "pix@loja.example.com"}})
+		DefaultCompany: payments.CreateCompanyParams{Name: "Loja", PixKey: "pix@loja.example.com"}})
 	is.NoErr(err)
 	event := svc.EventName(payments.EventChargeCreated)
 	for i := range payments.DefaultMaxWebhooksPerEvent {

@@ -15,6 +15,7 @@ import (
 // list's HasWebhook filter finds the transactions with and without, combined with the
 // other filters.
 func TestService_WebhookSent(t *testing.T) {
+	t.Parallel()
 	eachWebhookStore(t, payments.Options{WebhookAttempts: 2}, func(t *testing.T, e env) {
 		is := is.New(t)
 		before, err := e.svc.ReceivePix(ctx, payments.ReceivePixParams{EndToEndID: newE2E(), Value: 500})

@@ -88,7 +88,7 @@ func newWebhookEnv(t *testing.T, st store.Store, opts payments.Options) env {
 	clock := payments.NewManualClock(t0)
 	opts.Clock = clock
 	opts.WebhookSender = httpadapter.NewWebhookSender(httpadapter.WebhookSenderOptions{AllowPrivate: true})
-	opts.DefaultCompany = payments.CompanyParams{Name: "Loja Exemplo", PixKey: "pix@loja.example.com", MerchantName: "Loja", MerchantCity: "Sao Paulo"}
+	opts.DefaultCompany = payments.CreateCompanyParams{Name: "Loja Exemplo", PixKey: "pix@loja.example.com", MerchantName: "Loja", MerchantCity: "Sao Paulo"}
 	svc, err := payments.New(st, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -100,7 +100,10 @@ func newWebhookEnv(t *testing.T, st store.Store, opts payments.Options) env {
 func eachWebhookStore(t *testing.T, opts payments.Options, fn func(t *testing.T, e env)) {
 	t.Helper()
 	for _, st := range stores {
-		t.Run(st.name, func(t *testing.T) { fn(t, newWebhookEnv(t, st.open(t), opts)) })
+		t.Run(st.name, func(t *testing.T) {
+			t.Parallel()
+			fn(t, newWebhookEnv(t, st.open(t), opts))
+		})
 	}
 }
 
@@ -121,6 +124,7 @@ func newCharge(t *testing.T, svc *payments.Service, corr string) {
 }
 
 func TestService_CreateWebhook(t *testing.T) {
+	t.Parallel()
 	eachWebhookStore(t, payments.Options{}, func(t *testing.T, e env) {
 		t.Run("OK", func(t *testing.T) {
 			is := is.New(t)
@@ -171,6 +175,7 @@ func TestService_CreateWebhook(t *testing.T) {
 // TestService_CreateWebhook_Private: the default sender refuses a loopback receiver at
 // dial time, and the create says so.
 func TestService_CreateWebhook_Private(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	r := newReceiver(t)
 	svc, err := payments.New(memory.New(), payments.Options{WebhookSender: httpadapter.NewWebhookSender(httpadapter.WebhookSenderOptions{})})
@@ -184,6 +189,7 @@ func TestService_CreateWebhook_Private(t *testing.T) {
 }
 
 func TestService_DeliverWebhooks(t *testing.T) {
+	t.Parallel()
 	eachWebhookStore(t, payments.Options{}, func(t *testing.T, e env) {
 		is := is.New(t)
 		r := newReceiver(t)
@@ -191,7 +197,7 @@ func TestService_DeliverWebhooks(t *testing.T) {
 		w := createWebhook(t, e.svc, r.URL, payments.EventChargeCreated)
 		newCharge(t, e.svc, "c1")
 		newCharge(t, e.svc, "c2")
-		other, err := e.svc.CreateCompany(ctx, payments.CompanyParams{Name: "Other"})
+		other, err := e.svc.CreateCompany(ctx, payments.CreateCompanyParams{Name: "Other"})
 		is.NoErr(err)
 		osvc, err := e.svc.Company(ctx, other.ID)
 		is.NoErr(err)
@@ -230,6 +236,7 @@ func itoa(n uint64) string { b, _ := json.Marshal(n); return string(b) }
 // TestService_WebhookRetries: a receiver failing twice gets the event on the clock's
 // schedule (10 s, then 20 s), and the next event waits behind it (strict order).
 func TestService_WebhookRetries(t *testing.T) {
+	t.Parallel()
 	eachWebhookStore(t, payments.Options{}, func(t *testing.T, e env) {
 		is := is.New(t)
 		r := newReceiver(t)
@@ -275,6 +282,7 @@ func TestService_WebhookRetries(t *testing.T) {
 // TestService_WebhookGiveUp: after the last attempt the event is given up and the next
 // goes; Retry-After longer than the backoff is honoured.
 func TestService_WebhookGiveUp(t *testing.T) {
+	t.Parallel()
 	eachWebhookStore(t, payments.Options{WebhookAttempts: 2}, func(t *testing.T, e env) {
 		is := is.New(t)
 		r := newReceiver(t)
@@ -308,6 +316,7 @@ func TestService_WebhookGiveUp(t *testing.T) {
 
 // TestService_WebhookGone: a 410 disables the webhook; nothing more is sent.
 func TestService_WebhookGone(t *testing.T) {
+	t.Parallel()
 	eachWebhookStore(t, payments.Options{}, func(t *testing.T, e env) {
 		is := is.New(t)
 		r := newReceiver(t)
@@ -328,6 +337,7 @@ func TestService_WebhookGone(t *testing.T) {
 // TestService_WebhookHanging: a receiver that never answers costs its webhook one timeout
 // per attempt; another webhook is delivered in the same pass.
 func TestService_WebhookHanging(t *testing.T) {
+	t.Parallel()
 	eachWebhookStore(t, payments.Options{WebhookTimeout: 200 * time.Millisecond}, func(t *testing.T, e env) {
 		is := is.New(t)
 		hang := newReceiver(t)
@@ -350,6 +360,7 @@ func TestService_WebhookHanging(t *testing.T) {
 
 // TestService_WebhookNoSender: without a sender creating a webhook is not offered.
 func TestService_WebhookNoSender(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	e := newEnv(t, memory.New())
 	_, err := e.svc.CreateWebhook(ctx, payments.CreateWebhookParams{URL: "https://x.example/"})
@@ -359,6 +370,7 @@ func TestService_WebhookNoSender(t *testing.T) {
 // TestService_WebhookEmail: the e-mail action mails each event through the Mailer (a
 // MemoryMailer records them), without a sender or a test call.
 func TestService_WebhookEmail(t *testing.T) {
+	t.Parallel()
 	for _, st := range stores {
 		t.Run(st.name, func(t *testing.T) {
 			is := is.New(t)
@@ -387,6 +399,7 @@ func TestService_WebhookEmail(t *testing.T) {
 // TestService_ResendWebhookEvent: a given-up event is sent again on request, with its
 // webhook-id, and the resend recorded; the cursor stays.
 func TestService_ResendWebhookEvent(t *testing.T) {
+	t.Parallel()
 	eachWebhookStore(t, payments.Options{WebhookAttempts: 1}, func(t *testing.T, e env) {
 		is := is.New(t)
 		r := newReceiver(t)
@@ -419,6 +432,7 @@ func TestService_ResendWebhookEvent(t *testing.T) {
 
 // TestService_RunWebhooks_Concurrent: passes running at once send each event once.
 func TestService_RunWebhooks_Concurrent(t *testing.T) {
+	t.Parallel()
 	eachWebhookStore(t, payments.Options{}, func(t *testing.T, e env) {
 		is := is.New(t)
 		r := newReceiver(t)
@@ -445,6 +459,7 @@ func TestService_RunWebhooks_Concurrent(t *testing.T) {
 // TestService_WebhookScan: a webhook finds its events past many it does not subscribe to
 // (more than one claim reads), each once, in order.
 func TestService_WebhookScan(t *testing.T) {
+	t.Parallel()
 	eachWebhookStore(t, payments.Options{}, func(t *testing.T, e env) {
 		is := is.New(t)
 		r := newReceiver(t)
@@ -467,6 +482,7 @@ func TestService_WebhookScan(t *testing.T) {
 // TestService_ListEventWebhookAttempts: every attempt of one event is listed, to all
 // webhooks or to one, newest first, beside the per-webhook listing.
 func TestService_ListEventWebhookAttempts(t *testing.T) {
+	t.Parallel()
 	eachWebhookStore(t, payments.Options{}, func(t *testing.T, e env) {
 		is := is.New(t)
 		r := newReceiver(t)
@@ -511,6 +527,7 @@ func TestService_ListEventWebhookAttempts(t *testing.T) {
 // TestService_ResendWebhookEvents: the events of the webhook's name in [from, to) are sent
 // again and recorded, at most MaxWebhookResend a call, the rest by continuing with After.
 func TestService_ResendWebhookEvents(t *testing.T) {
+	t.Parallel()
 	eachWebhookStore(t, payments.Options{}, func(t *testing.T, e env) {
 		is := is.New(t)
 		n := payments.MaxWebhookResend + 5
@@ -581,11 +598,12 @@ func (c *countingSender) SendWebhook(_ context.Context, r payments.WebhookReques
 // page of MaxLimit (a limit raised past it) gets the event to every one of them; the last
 // was never queued, so it never received anything.
 func TestService_Webhooks_MoreThanAPage(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	snd := &countingSender{byURL: map[string]int{}}
 	const n = payments.MaxLimit + 2
 	svc, err := payments.New(memory.New(), payments.Options{Clock: payments.NewManualClock(t0), WebhookSender: snd,
-		DefaultCompany: payments.CompanyParams{Name: "Loja", PixKey: "pix@loja.example.com"}, MaxWebhooksPerEvent: n})
+		DefaultCompany: payments.CreateCompanyParams{Name: "Loja", PixKey: "pix@loja.example.com"}, MaxWebhooksPerEvent: n})
 	is.NoErr(err)
 	for i := range n {
 		_, err := svc.CreateWebhook(ctx, payments.CreateWebhookParams{URL: fmt.Sprintf("https://hooks.example.com/%d", i),
@@ -604,6 +622,7 @@ func TestService_Webhooks_MoreThanAPage(t *testing.T) {
 // TestMemoryMailer_Keeps: the default mailer keeps the latest Keep messages, oldest first,
 // and drops the rest.
 func TestMemoryMailer_Keeps(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	m := &payments.MemoryMailer{Keep: 3}
 	for i := range 5 {
@@ -621,6 +640,7 @@ func TestMemoryMailer_Keeps(t *testing.T) {
 // store: 700 characters of another script (2,100 bytes) are refused naming url, where
 // PostgreSQL alone failed to index them (a 500); 2,048 bytes of ASCII are taken everywhere.
 func TestService_CreateWebhook_LongURL(t *testing.T) {
+	t.Parallel()
 	for _, st := range stores {
 		t.Run(st.name, func(t *testing.T) {
 			is := is.New(t)
@@ -640,6 +660,7 @@ func TestService_CreateWebhook_LongURL(t *testing.T) {
 // with and without the url filter. Before, ties were broken by the encoded id, whose
 // base64 does not sort as the id it encodes.
 func TestService_ListWebhooks_SameInstant(t *testing.T) {
+	t.Parallel()
 	eachWebhookStore(t, payments.Options{}, func(t *testing.T, e env) {
 		is := is.New(t)
 		r := newReceiver(t)
@@ -664,9 +685,10 @@ func TestService_ListWebhooks_SameInstant(t *testing.T) {
 // vendor prefix, are accepted and stored under the full name the catalogue lists; a name
 // of no event is refused with an error that does not speak HTTP only.
 func TestService_CreateWebhook_EventConstants(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	svc, err := payments.New(memory.New(), payments.Options{Clock: payments.NewManualClock(t0), Mailer: &payments.MemoryMailer{},
-		DefaultCompany: payments.CompanyParams{Name: "Loja", PixKey: "pix@loja.example.com"}})
+		DefaultCompany: payments.CreateCompanyParams{Name: "Loja", PixKey: "pix@loja.example.com"}})
 	is.NoErr(err)
 	for _, tc := range []struct{ event, want string }{
 		{payments.EventChargeCompleted, "OPENPIX:CHARGE_COMPLETED"},

@@ -53,6 +53,7 @@ func (t webhookReadsTx) List(collection, company string, q store.Query) (store.P
 // however many are on the event; the fan-out after it reads each unqueued webhook once, in
 // transactions of fanoutChunk, and none of those queued already.
 func TestWakeWebhooks_ReadsOnlyUnqueued(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	ctx := context.Background()
 	st := &webhookReads{Store: memory.New()}
@@ -89,12 +90,13 @@ func TestWakeWebhooks_ReadsOnlyUnqueued(t *testing.T) {
 // TestFanOut_ChunksAndTurns: the fan-out queues a company's webhooks fanoutChunk per
 // transaction, the companies taking turns, and leaves no entry behind.
 func TestFanOut_ChunksAndTurns(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	ctx := context.Background()
 	st := &updates{Store: memory.New()}
 	a, err := New(st, Options{Clock: NewManualClock(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)), Mailer: &MemoryMailer{}})
 	is.NoErr(err)
-	co, err := a.CreateCompany(ctx, CompanyParams{Name: "B"})
+	co, err := a.CreateCompany(ctx, CreateCompanyParams{Name: "B"})
 	is.NoErr(err)
 	b, err := a.Company(ctx, co.ID)
 	is.NoErr(err)
@@ -160,6 +162,7 @@ func (t fanoutTx) List(collection, company string, q store.Query) (store.Page, e
 // listed every active webhook (queued ones too) is counted once toward the limit, moves
 // to the queued index on the next event, and misses nothing.
 func TestWakeWebhooks_QueuedBeforeTheSplit(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	ctx := context.Background()
 	mailer := &MemoryMailer{}

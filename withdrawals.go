@@ -110,8 +110,8 @@ func withdrawCorrelation(opts []WithdrawOptions) (string, error) {
 
 // WithdrawFromAccount withdraws value centavos from the company account accountID to the
 // company's Pix key. A value below the policy's MinFree also pays its Fee (see
-// WithdrawalPolicy); value and fee must fit in the available balance, or it is a 400 that
-// moves nothing. The value and fee are held in the transaction that records the
+// WithdrawalPolicy); value and fee must fit in the available balance, or it is an
+// EPRECONDITION *Error on "value" that moves nothing. The value and fee are held in the transaction that records the
 // withdrawal CREATED and its WITHDRAW transaction; then the Rail sends it (a context that
 // does not end with ctx) and the result is read again, so the endToEndId is there when the
 // bank answered at once. Each call is a new withdrawal, unless opts gives the
@@ -169,7 +169,8 @@ func (s *Service) WithdrawFromAccount(ctx context.Context, accountID string, val
 
 // WithdrawFromSubaccount withdraws value centavos (0: the whole balance) from the
 // subaccount with the Pix key to that same key, through the Rail, without a fee. A
-// subaccount without balance, or a value above its balance, is a 400 that moves nothing.
+// subaccount without balance, or a value above its balance, is an EPRECONDITION *Error on
+// "value" that moves nothing.
 // The value is held on the subaccount (its blocked book) until the bank settles. It
 // returns the withdrawal as created (CREATED). Each call is a new withdrawal, unless opts
 // gives the correlationID of one made before (see WithdrawOptions): that one is returned

@@ -15,6 +15,7 @@ import (
 )
 
 func TestService_WithdrawFromAccount(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		is := is.New(t)
 		a := fund(t, e, 100000)
@@ -55,6 +56,7 @@ func TestService_WithdrawFromAccount(t *testing.T) {
 }
 
 func TestService_WithdrawFromAccount_Policy(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	e := newEnv(t, memory.New())
 	_, err := e.svc.UpdateCompany(ctx, payments.CompanyUpdate{WithdrawalPolicy: &payments.WithdrawalPolicy{MinFree: 100, Fee: 7}})
@@ -71,6 +73,7 @@ func TestService_WithdrawFromAccount_Policy(t *testing.T) {
 // TestService_WithdrawFromAccount_Triggers: a withdrawal the bank fails returns its value
 // and its fee.
 func TestService_WithdrawFromAccount_Triggers(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, key string
 		value     int64
@@ -98,6 +101,7 @@ func TestService_WithdrawFromAccount_Triggers(t *testing.T) {
 }
 
 func TestService_WithdrawFromAccount_BadInput(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		is := is.New(t)
 		a := fund(t, e, 1000)
@@ -115,6 +119,7 @@ func TestService_WithdrawFromAccount_BadInput(t *testing.T) {
 }
 
 func TestService_WithdrawFromSubaccount(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		is := is.New(t)
 		mustSubaccount(t, e.svc, "joao@example.com", 3000)
@@ -160,6 +165,7 @@ func TestService_WithdrawFromSubaccount(t *testing.T) {
 // the bank ("Saque da subconta <name>") is cut to MaxComment, the limit of every other
 // comment: a name may have 200 characters. Before, it went out whole.
 func TestService_WithdrawFromSubaccount_LongName(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	e := newEnv(t, stores[0].open(t))
 	name := strings.Repeat("Loja Parceira ", 14) + "Ação" // 200 characters: a valid name, not all ASCII
@@ -176,6 +182,7 @@ func TestService_WithdrawFromSubaccount_LongName(t *testing.T) {
 }
 
 func TestService_WithdrawFromSubaccount_Triggers(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	clock := payments.NewManualClock(t0)
 	svc, err := payments.New(memory.New(), payments.Options{Clock: clock, Rail: payments.NewSandboxRail(clock, time.Minute)})
@@ -219,6 +226,7 @@ func TestService_WithdrawFromSubaccount_Triggers(t *testing.T) {
 // all against one account. Nothing is ever overdrawn, each correlationID pays or moves
 // once, every centavo is accounted for, and the audit is clean.
 func TestService_OutgoingConcurrency(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		is := is.New(t)
 		a := fund(t, e, 50000)
@@ -259,7 +267,7 @@ func TestService_OutgoingConcurrency(t *testing.T) {
 				case 2:
 					_, err = e.svc.WithdrawFromSubaccount(ctx, keys[g%len(keys)], 1500)
 				case 3:
-					_, err = e.svc.TransferBetweenSubaccounts(ctx, payments.SubaccountTransferParams{Value: 700,
+					_, err = e.svc.TransferBetweenSubaccounts(ctx, payments.CreateSubaccountTransferParams{Value: 700,
 						FromPixKey: keys[g%len(keys)], ToPixKey: keys[(g+1)%len(keys)]})
 				case 4:
 					if _, err = e.svc.DebitSubaccount(ctx, payments.SubaccountMoveParams{PixKey: keys[g%len(keys)], Value: 900}); err == nil {
@@ -325,6 +333,7 @@ func TestService_OutgoingConcurrency(t *testing.T) {
 // cover it; the same correlationID for another value or source is a conflict that moves
 // nothing.
 func TestService_Withdraw_Retried(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		is := is.New(t)
 		a := fund(t, e, 100000)
@@ -372,6 +381,7 @@ func TestService_Withdraw_Retried(t *testing.T) {
 // TestService_Withdraw_RetriedConcurrently: the same withdrawal asked by many callers at
 // once is made once.
 func TestService_Withdraw_RetriedConcurrently(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		is := is.New(t)
 		a := fund(t, e, 100000)

@@ -12,6 +12,7 @@ import (
 )
 
 func TestAccounts(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, httpadapter.Options{})
 	var accountID string
 
@@ -54,6 +55,7 @@ func TestAccounts(t *testing.T) {
 // its refusals (balance, already closed, the default account, unknown), and what a closed
 // account is afterwards.
 func TestAccounts_Close(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, httpadapter.Options{Sandbox: true})
 	is := is.New(t)
 	r := s.do(t, "POST", "/api/v1/account", s.appID, `{"pixKey":"caixa@loja.example.com","name":"Caixa"}`)

@@ -32,12 +32,12 @@ type applicationCreateBody struct {
 	applicationFields
 }
 
-func (b applicationCreateBody) params() (payments.ApplicationParams, error) {
+func (b applicationCreateBody) params() (payments.CreateApplicationParams, error) {
 	f, field := b.applicationFields, "scopes"
 	if b.Application != nil {
 		f, field = *b.Application, "application.scopes"
 	}
-	return payments.ApplicationParams{Name: f.Name, Type: payments.ApplicationType(f.Type)}, f.noScopes(field)
+	return payments.CreateApplicationParams{Name: f.Name, Type: payments.ApplicationType(f.Type)}, f.noScopes(field)
 }
 
 // applicationView is an application as returned: with its appID when the secret is known

@@ -12,6 +12,7 @@ import (
 )
 
 func TestApplications(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, httpadapter.Options{})
 	var appID, clientID string
 	t.Run("Create", func(t *testing.T) {
@@ -63,6 +64,7 @@ func TestApplications(t *testing.T) {
 // TestApplications_DeleteLast: a company cannot deactivate its last active application,
 // which would leave nothing but 401s.
 func TestApplications_DeleteLast(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	s := newServer(t, httpadapter.Options{})
 	raw, err := base64.StdEncoding.DecodeString(s.appID)
@@ -85,6 +87,7 @@ func TestApplications_DeleteLast(t *testing.T) {
 // TestApplications_FlatBodyFieldNames: a flat body's wrong types are named as sent ("type",
 // not the Go name of the struct the fields are embedded from); the same for webhooks.
 func TestApplications_FlatBodyFieldNames(t *testing.T) {
+	t.Parallel()
 	s, _ := newWebhookServer(t)
 	for _, tc := range []struct{ path, body, want string }{
 		{"/api/v1/application", `{"name":"x","type":5}`, "type must be a string"},

@@ -15,6 +15,7 @@ import (
 // says in X-Auth-Hint what was wrong: a missing header, a scheme before the App ID, the
 // App ID in another header, two headers, or an App ID this server does not know.
 func TestAuth_Hint(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, httpadapter.Options{})
 	for _, tc := range []struct {
 		name    string

@@ -11,6 +11,7 @@ import (
 )
 
 func TestCashback(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, httpadapter.Options{})
 	t.Run("Create", func(t *testing.T) {
 		is := is.New(t)

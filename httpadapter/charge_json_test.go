@@ -17,6 +17,7 @@ import (
 // with encoding/json; this one covers the envelopes: the create, get and list replies,
 // with a charge, the zero charge, no list, an empty list, and strings that need escaping.
 func TestChargeJSON_SameAsEncodingJSON(t *testing.T) {
+	t.Parallel()
 	same := func(t *testing.T, reply jsonAppender) {
 		t.Helper()
 		is := is.NewRelaxed(t)

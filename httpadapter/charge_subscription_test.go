@@ -14,6 +14,7 @@ import (
 // and CHARGE_COMPLETED payloads; and it is the subscription as it is now, canceled
 // once canceled. A charge made by none has no "subscription".
 func TestCharges_SubscriptionObject(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	s, _ := newClockServer(t, true)
 	r := s.do(t, "POST", "/api/v1/subscriptions", s.appID, `{"value":2500,"correlationID":"gym","name":"Gym",

@@ -60,13 +60,17 @@ type chargeRefundBody struct {
 func (b chargeBody) params() (payments.CreateChargeParams, error) {
 	p := payments.CreateChargeParams{
 		CorrelationID: b.CorrelationID, Value: int64(b.Value), Type: payments.ChargeType(b.Type),
-		Comment: b.Comment, ExpiresIn: b.ExpiresIn, ExpiresDate: b.ExpiresDate,
+		Comment: b.Comment, ExpiresIn: b.ExpiresIn,
 		DaysForDueDate: b.DaysForDueDate, DaysAfterDueDate: b.DaysAfterDueDate,
 		Interests: b.Interests, Fines: b.Fines, Discount: b.DiscountSettings,
 		AdditionalInfo:                    b.AdditionalInfo,
 		EnableCashbackPercentage:          b.EnableCashbackPercentage,
 		EnableCashbackExclusivePercentage: b.EnableCashbackExclusivePercentage,
 		Subaccount:                        b.Subaccount,
+	}
+	var err error
+	if p.ExpiresDate, err = expiresDate(b.ExpiresDate); err != nil {
+		return p, err
 	}
 	if b.EnsureSameTaxID != nil && *b.EnsureSameTaxID || b.EnsureSameTaxIDNode != nil && *b.EnsureSameTaxIDNode {
 		// Only the customer's tax ID may pay: not enforced here, so not accepted either.
@@ -223,8 +227,13 @@ func handleChargeExpiryUpdate(log *slog.Logger) http.Handler {
 			writeError(w, r, log, err)
 			return
 		}
+		at, err := expiresDate(strings.TrimSpace(body.ExpiresDate)) // empty: the Service says it is required
+		if err != nil {
+			writeError(w, r, log, err)
+			return
+		}
 		id := r.PathValue("id")
-		c, err := company(r).UpdateChargeExpiry(r.Context(), id, body.ExpiresDate)
+		c, err := company(r).UpdateChargeExpiry(r.Context(), id, at)
 		if err != nil {
 			writeError(w, r, log, err)
 			return
@@ -242,7 +251,7 @@ func handleChargeRefundCreate(log *slog.Logger) http.Handler {
 			writeError(w, r, log, err)
 			return
 		}
-		ref, err := company(r).CreateChargeRefund(r.Context(), r.PathValue("id"), payments.ChargeRefundParams{
+		ref, err := company(r).CreateChargeRefund(r.Context(), r.PathValue("id"), payments.CreateChargeRefundParams{
 			CorrelationID: body.CorrelationID, Value: int64(body.Value), Comment: body.Comment,
 		})
 		if err != nil {

@@ -27,6 +27,7 @@ func keys(v any) []string {
 }
 
 func TestCharges(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, httpadapter.Options{})
 	var charge map[string]any
 
@@ -250,6 +251,7 @@ func TestCharges(t *testing.T) {
 }
 
 func TestCharges_Expired(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	s := newServer(t, httpadapter.Options{})
 	s.createCharge(t, s.appID, `{"correlationID":"short","value":500,"expiresIn":900}`)
@@ -262,6 +264,7 @@ func TestCharges_Expired(t *testing.T) {
 }
 
 func TestChargeRefunds(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, httpadapter.Options{Sandbox: true})
 	c := s.createCharge(t, s.appID, `{"correlationID":"paid","value":10000}`)
 	s.createCharge(t, s.appID, `{"correlationID":"unpaid","value":10000}`)
@@ -313,6 +316,7 @@ func TestChargeRefunds(t *testing.T) {
 // alike; values are bounded, splits capped, and a charge cannot send money to a
 // subaccount that does not exist. Nothing is created by a refused request.
 func TestCharges_Splits(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, httpadapter.Options{})
 	mustStatus(t, is.New(t), s.do(t, "POST", "/api/v1/subaccount", s.appID, `{"pixKey":"a@example.com","name":"A"}`), http.StatusOK)
 	many := make([]string, payments.MaxSplits+1)
@@ -368,6 +372,7 @@ func TestCharges_Splits(t *testing.T) {
 // was trimmed when stored and not when looked up: " pedido-1 " created a charge that
 // GET /charge/%20pedido-1%20 did not find. Blanks only is no id.
 func TestCorrelationID_AsSent(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, httpadapter.Options{Sandbox: true})
 	const sent = " pedido-1 "
 	esc := url.PathEscape(sent)
@@ -437,6 +442,7 @@ func TestCorrelationID_AsSent(t *testing.T) {
 // return_existing the client was handed the first, another value's charge. A pair (an
 // emoji) is text and is kept.
 func TestCorrelationID_LoneSurrogate(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	s := newServer(t, httpadapter.Options{})
 	for _, id := range []string{`\ud800`, `\udbff`, `\udc00`, `a\ud83dz`, `\ud83d\u0041`, `\ude00\ud83d`} {

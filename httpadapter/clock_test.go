@@ -42,12 +42,12 @@ func newOffsetClockServerOn(t *testing.T, mem *memory.Store, st store.Store, san
 	t.Helper()
 	base := payments.NewManualClock(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC))
 	clock := payments.NewOffsetClock(base)
-	opts.Clock, opts.DefaultCompany = clock, payments.CompanyParams{Name: "Loja Exemplo"}
+	opts.Clock, opts.DefaultCompany = clock, payments.CreateCompanyParams{Name: "Loja Exemplo"}
 	svc, err := payments.New(st, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := svc.CreateApplication(ctx, payments.ApplicationParams{Name: "test"})
+	a, err := svc.CreateApplication(ctx, payments.CreateApplicationParams{Name: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,6 +57,7 @@ func newOffsetClockServerOn(t *testing.T, mem *memory.Store, st store.Store, san
 }
 
 func TestSandbox_Clock(t *testing.T) {
+	t.Parallel()
 	t.Run("AdvanceExpiresCharges", func(t *testing.T) {
 		is := is.New(t)
 		s, clock := newClockServer(t, true)

@@ -13,6 +13,7 @@ import (
 // TestCompany_Get: GET /company answers the caller's company, and only it, in the official
 // document's shape {company:{officialName, tradeName, taxID, correlationID}}.
 func TestCompany_Get(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, httpadapter.Options{})
 	is := is.New(t)
 	me, err := s.svc.GetCompany(ctx)
@@ -39,6 +40,7 @@ func TestCompany_Get(t *testing.T) {
 // TestWebhookIPs: GET /webhook/ips lists Options.WebhookIPs in canonical form under "ips";
 // none configured is an empty list, never null.
 func TestWebhookIPs(t *testing.T) {
+	t.Parallel()
 	t.Run("None", func(t *testing.T) {
 		is := is.New(t)
 		s := newServer(t, httpadapter.Options{})

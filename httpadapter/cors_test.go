@@ -58,6 +58,7 @@ func noCORS(t *testing.T, w *httptest.ResponseRecorder) {
 // TestCORS: with Options.CORSOrigins, the API answers the preflights of the pages of those
 // origins and its replies let them read what it answers; other origins get nothing.
 func TestCORS(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, httpadapter.Options{
 		Sandbox:     true,
 		CORSOrigins: []string{shopOrigin, "HTTP://LocalHost:5173"}, // as a browser sends them: lower case
@@ -183,6 +184,7 @@ func TestCORS(t *testing.T) {
 
 // TestCORS_Any: ["*"] lets the page of any origin call the API, answered "*".
 func TestCORS_Any(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	s := newServer(t, httpadapter.Options{CORSOrigins: []string{"*"}})
 	for _, origin := range []string{shopOrigin, otherOrigin, "null"} {
@@ -203,6 +205,7 @@ func TestCORS_Any(t *testing.T) {
 // TestCORS_Off: without Options.CORSOrigins there is no CORS header at all, and a
 // preflight is answered as any OPTIONS request, 405, so a browser refuses the call.
 func TestCORS_Off(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	s := newServer(t, httpadapter.Options{Sandbox: true})
 	for _, path := range []string{"/api/openpix/v1/charge", "/api/v1/charge/abc", "/openpix/testing"} {
@@ -220,6 +223,7 @@ func TestCORS_Off(t *testing.T) {
 // TestCheckCORSOrigins: an origin is scheme://host[:port] as a browser sends it, or "*"
 // alone; New refuses, by a panic, what CheckCORSOrigins refuses.
 func TestCheckCORSOrigins(t *testing.T) {
+	t.Parallel()
 	for _, ok := range [][]string{
 		nil,
 		{"*"},

@@ -11,6 +11,7 @@ import (
 )
 
 func TestCustomers(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, httpadapter.Options{})
 	t.Run("Create", func(t *testing.T) {
 		is := is.New(t)
@@ -102,6 +103,7 @@ func TestCustomers(t *testing.T) {
 // TestCustomers_PathIDs: the SDKs put ids into paths without encoding them; encoded ids
 // are decoded, and "+" stays "+".
 func TestCustomers_PathIDs(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, httpadapter.Options{})
 	for _, id := range []string{"ana+pix@example.com", "v1.2.3", "a b", "a/b", "ação"} {
 		is := is.New(t)

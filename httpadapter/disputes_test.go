@@ -36,6 +36,7 @@ func accountBalance(t *testing.T, s server, appID string) [3]int {
 // the company reads it and answers it, the sandbox decides it; the balance shows the
 // block and the return.
 func TestDisputes_Wire(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, httpadapter.Options{Sandbox: true})
 	app := s.appID
 	disputedPix(t, s, app, "funds", "50000") // money besides the disputed Pix
@@ -152,6 +153,7 @@ func TestDisputes_Wire(t *testing.T) {
 // TestDisputes_BadInput: bad bodies and queries are 400s naming the field, and change
 // nothing.
 func TestDisputes_BadInput(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, httpadapter.Options{Sandbox: true})
 	app := s.appID
 	e2e := disputedPix(t, s, app, "order", "1000")
@@ -189,6 +191,7 @@ func TestDisputes_BadInput(t *testing.T) {
 // TestDisputes_OtherCompany: another company can neither read, list, answer, decide nor
 // open a dispute of the first company's, by its endToEndId.
 func TestDisputes_OtherCompany(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, httpadapter.Options{Sandbox: true})
 	first := s.appID
 	e2e := disputedPix(t, s, first, "order", "1000")
@@ -219,6 +222,7 @@ func TestDisputes_OtherCompany(t *testing.T) {
 // TestDisputes_SandboxRoutesOnlyInSandbox: without Options.Sandbox the routes that open
 // and decide disputes do not exist; the company's dispute routes do.
 func TestDisputes_SandboxRoutesOnlyInSandbox(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	s := newServer(t, httpadapter.Options{})
 	r := s.do(t, "POST", "/openpix/testing/dispute", s.appID, `{"endToEndId":"E00000000202611221200nothere0001","reason":"r"}`)

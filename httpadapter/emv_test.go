@@ -12,6 +12,7 @@ import (
 )
 
 func TestEMVDecode(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, httpadapter.Options{})
 	c := s.createCharge(t, s.appID, `{"correlationID":"emv","value":1050,"comment":"Pedido 7"}`)
 	code := str(c, "brCode")

@@ -19,11 +19,11 @@ import (
 // it works under the prefix with nothing else to set.
 func Example_mountUnderPrefix() {
 	ctx := context.Background()
-	svc, err := payments.New(memory.New(), payments.Options{DefaultCompany: payments.CompanyParams{Name: "Loja Exemplo"}})
+	svc, err := payments.New(memory.New(), payments.Options{DefaultCompany: payments.CreateCompanyParams{Name: "Loja Exemplo"}})
 	if err != nil {
 		panic(err)
 	}
-	app, err := svc.CreateApplication(ctx, payments.ApplicationParams{Name: "shop"})
+	app, err := svc.CreateApplication(ctx, payments.CreateApplicationParams{Name: "shop"})
 	if err != nil {
 		panic(err)
 	}

@@ -29,14 +29,15 @@ func (faultOKSender) SendWebhook(context.Context, payments.WebhookRequest) (paym
 // client for the server's failure), a request without a fault never 5xx, and no handler
 // may panic.
 func TestFaults_HTTPStoreFaults(t *testing.T) {
+	t.Parallel()
 	fs := storetest.Faults(memory.New())
 	clock := payments.NewManualClock(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC))
-	svc, err := payments.New(fs, payments.Options{Clock: clock, WebhookSender: faultOKSender{},
-		DefaultCompany: payments.CompanyParams{Name: "Loja Exemplo", PixKey: "pix@loja.example.com"}})
+	svc, err := payments.New(fs, payments.Options{Clock: clock, WebhookSender: faultOKSender{}, WebhookSigningKey: signingKey(t),
+		DefaultCompany: payments.CreateCompanyParams{Name: "Loja Exemplo", PixKey: "pix@loja.example.com"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := svc.CreateApplication(ctx, payments.ApplicationParams{Name: "test"})
+	a, err := svc.CreateApplication(ctx, payments.CreateApplicationParams{Name: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}

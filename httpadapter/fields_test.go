@@ -44,6 +44,7 @@ func mustHaveKeys(t *testing.T, where string, v any, want []string) {
 // refund, transaction or static QR code, made with as little as each accepts, and checks
 // that every field the spec lists is there, and that no timestamp is the zero time.
 func TestFieldsPresent(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, httpadapter.Options{Sandbox: true})
 	var raws []string
 	do := func(t *testing.T, method, path, body string) response {

@@ -122,7 +122,7 @@ func newFuzzServer(tb testing.TB) fuzzServer {
 	tb.Helper()
 	ctx := context.Background()
 	clock := payments.NewOffsetClock(payments.NewManualClock(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)))
-	svc, err := payments.New(memory.New(), payments.Options{Clock: clock, WebhookSender: okSender{}})
+	svc, err := payments.New(memory.New(), payments.Options{Clock: clock, WebhookSender: okSender{}, WebhookSigningKey: signingKey(tb)})
 	must := func(err error) {
 		tb.Helper()
 		if err != nil {
@@ -130,7 +130,7 @@ func newFuzzServer(tb testing.TB) fuzzServer {
 		}
 	}
 	must(err)
-	app, err := svc.CreateApplication(ctx, payments.ApplicationParams{Name: "fuzz"})
+	app, err := svc.CreateApplication(ctx, payments.CreateApplicationParams{Name: "fuzz"})
 	must(err)
 	c, err := svc.CreateCharge(ctx, payments.CreateChargeParams{CorrelationID: "x", Value: 100000})
 	must(err)
@@ -148,7 +148,7 @@ func newFuzzServer(tb testing.TB) fuzzServer {
 	must(err)
 	_, err = svc.CreateAccount(ctx, payments.CreateAccountParams{PixKey: "other@example.com", Name: "other"})
 	must(err)
-	other, err := svc.CreateApplication(ctx, payments.ApplicationParams{Name: "other"})
+	other, err := svc.CreateApplication(ctx, payments.CreateApplicationParams{Name: "other"})
 	must(err)
 	accounts, _, err := svc.ListAccounts(ctx, payments.ListParams{})
 	must(err)
@@ -267,6 +267,7 @@ func (s fuzzServer) validBody(pattern string) string {
 // answer a body of "[" with "request body must be a JSON object") and checks each has a
 // fuzz target, and that every target's route reads one.
 func TestFuzz_EveryBodyRouteHasATarget(t *testing.T) {
+	t.Parallel()
 	s := newFuzzServer(t)
 	readers := map[string]bool{}
 	for pattern := range s.paths {
@@ -296,6 +297,7 @@ func TestFuzz_EveryBodyRouteHasATarget(t *testing.T) {
 // TestFuzz_SeedsReachPastDecoding checks that each target's valid seed is accepted, so that
 // the fuzzer starts from bodies that reach validation and the Service, not only decode.
 func TestFuzz_SeedsReachPastDecoding(t *testing.T) {
+	t.Parallel()
 	s := newFuzzServer(t)
 	for _, pattern := range fuzzTargets {
 		body := s.validBody(pattern)

@@ -22,6 +22,9 @@ import (
 
 var ctx = context.Background()
 
+// signingKey is the webhook signing key every test's Service shares (signingkey_test.go).
+var signingKey = httpadapter.SigningKeyForTests
+
 // server is the real handler over the memory store, with the default company's App ID.
 type server struct {
 	svc   *payments.Service
@@ -38,11 +41,11 @@ func newServer(t testing.TB, opts httpadapter.Options) server {
 	t.Helper()
 	st := memory.New()
 	clock := payments.NewManualClock(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC))
-	svc, err := payments.New(st, payments.Options{Clock: clock, DefaultCompany: payments.CompanyParams{Name: "Loja Exemplo"}})
+	svc, err := payments.New(st, payments.Options{Clock: clock, WebhookSigningKey: signingKey(t), DefaultCompany: payments.CreateCompanyParams{Name: "Loja Exemplo"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := svc.CreateApplication(ctx, payments.ApplicationParams{Name: "test"})
+	a, err := svc.CreateApplication(ctx, payments.CreateApplicationParams{Name: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,6 +19,7 @@ import (
 )
 
 func TestHealth(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	s := newServer(t, httpadapter.Options{})
 	r := s.do(t, "GET", "/health", "", "")
@@ -27,8 +28,9 @@ func TestHealth(t *testing.T) {
 }
 
 func TestAuth(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, httpadapter.Options{})
-	a, err := s.svc.CreateApplication(ctx, payments.ApplicationParams{Name: "other"})
+	a, err := s.svc.CreateApplication(ctx, payments.CreateApplicationParams{Name: "other"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,6 +73,7 @@ func TestAuth(t *testing.T) {
 }
 
 func TestNotFound(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	s := newServer(t, httpadapter.Options{})
 	for _, path := range []string{"/", "/nope", "/api/v1/nope", "/api/v1/customer/a/b", "/api/v2/customer"} {
@@ -89,6 +92,7 @@ func TestNotFound(t *testing.T) {
 }
 
 func TestLegacyPrefix(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	s := newServer(t, httpadapter.Options{})
 	r := s.do(t, "POST", "/api/openpix/v1/customer", s.appID, `{"name":"Ana","email":"ana@example.com","correlationID":"legacy"}`)
@@ -99,6 +103,7 @@ func TestLegacyPrefix(t *testing.T) {
 }
 
 func TestDecode(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, httpadapter.Options{MaxBodyBytes: 1024})
 	cases := []struct {
 		name, body, contentType string
@@ -180,6 +185,7 @@ func TestDecode(t *testing.T) {
 }
 
 func TestPaging(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, httpadapter.Options{})
 	for i := range 3 {
 		_, err := s.svc.CreateCustomer(ctx, payments.CreateCustomerParams{Name: "C", Email: "c@example.com", CorrelationID: string(rune('a' + i))})
@@ -219,6 +225,7 @@ func TestPaging(t *testing.T) {
 }
 
 func TestInternalError(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	s := newServer(t, httpadapter.Options{})
 	s.store.Close() // every transaction now fails
@@ -231,6 +238,7 @@ func TestInternalError(t *testing.T) {
 // TestInvalidUTF8Body: encoding/json would turn invalid UTF-8 into U+FFFD, so that two
 // different correlationIDs ("a\xff" and "a\xfe") became the same one. It is refused.
 func TestInvalidUTF8Body(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, httpadapter.Options{})
 	for _, body := range []string{
 		"{\"correlationID\":\"dup\xff\",\"value\":100}",
@@ -254,6 +262,7 @@ func TestInvalidUTF8Body(t *testing.T) {
 // TestMethodNotAllowed: a known path with another method is 405 with Allow, also where a
 // wildcard route of that method would otherwise take the path for an id.
 func TestMethodNotAllowed(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, httpadapter.Options{})
 	for _, tc := range []struct{ method, path, allow string }{
 		{"GET", "/api/v1/subaccount/transfer", "POST"},         // not the subaccount with Pix key "transfer"
@@ -282,6 +291,7 @@ func TestMethodNotAllowed(t *testing.T) {
 
 // TestMalformedRequests: what the handler sees of a malformed request is answered in JSON.
 func TestMalformedRequests(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, httpadapter.Options{MaxHeaderBytes: 2048})
 	t.Run("BadQueryEscape", func(t *testing.T) {
 		is := is.New(t)
@@ -317,6 +327,7 @@ func TestMalformedRequests(t *testing.T) {
 // TestNotOffered: operations of the real API this version does not offer answer 501
 // {"error"} at their real method and path, behind auth, not the 404 of an unknown route.
 func TestNotOffered(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, httpadapter.Options{})
 	for _, tc := range []struct{ method, path, want string }{
 		{"GET", "/api/v1/invoice", "GET /api/v1/invoice: listing invoices is not offered in this version"},
@@ -373,6 +384,7 @@ func (h *levelRecorder) take() []string {
 // a request whose context ended (the client left, or its deadline passed) at INFO and
 // answered 503, not as an internal error; a 500 at ERROR.
 func TestErrorLogLevels(t *testing.T) {
+	t.Parallel()
 	rec := &levelRecorder{}
 	s := newServer(t, httpadapter.Options{Logger: slog.New(rec)})
 	canceled, cancel := context.WithCancel(ctx)
@@ -423,6 +435,7 @@ func TestErrorLogLevels(t *testing.T) {
 // answers 503 and a load balancer stops sending it requests. Before, it said ok while
 // every API call failed.
 func TestHealth_StoreDown(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	s := newServer(t, httpadapter.Options{})
 	is.NoErr(s.store.Close())

@@ -25,6 +25,7 @@ func decodeQR(t *testing.T, b []byte) (text string, width int) {
 }
 
 func TestQRImagePublic(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, httpadapter.Options{})
 	c := s.createCharge(t, s.appID, `{"correlationID":"img","value":1990}`)
 	other := s.newCompany(t, "Outra Loja", "11222333000181")
@@ -99,6 +100,7 @@ func TestQRImagePublic(t *testing.T) {
 }
 
 func TestQRImageBase64(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, httpadapter.Options{})
 	c := s.createCharge(t, s.appID, `{"correlationID":"img","value":1990}`)
 	for _, id := range []string{"img", str(c, "paymentLinkID"), str(c, "transactionID")} {

@@ -15,6 +15,7 @@ import (
 // approves its mandate, its installment's debit is refused once, retried by hand and paid;
 // every answer in the official document's shapes.
 func TestPixAutomatic(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	s, _ := newClockServer(t, true)
 	r := s.do(t, "POST", "/api/v1/subscriptions", s.appID, `{"value":2500,"correlationID":"gym","type":"PIX_RECURRING",
@@ -77,6 +78,7 @@ func TestPixAutomatic(t *testing.T) {
 // TestPixAutomatic_VariableValue: PUT /subscriptions/{id}/value changes the value of a
 // variable mandate, never below its minimum.
 func TestPixAutomatic_VariableValue(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	s, _ := newClockServer(t, true)
 	r := s.do(t, "POST", "/api/v1/subscriptions", s.appID, `{"value":2500,"correlationID":"power","type":"PIX_RECURRING",
@@ -92,6 +94,7 @@ func TestPixAutomatic_VariableValue(t *testing.T) {
 
 // TestPixAutomatic_NotSandbox: without the sandbox the testing routes do not exist.
 func TestPixAutomatic_NotSandbox(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	s := newServer(t, httpadapter.Options{})
 	r := s.do(t, "POST", "/openpix/testing/pix-automatic/x/approve", s.appID, "")
@@ -101,6 +104,7 @@ func TestPixAutomatic_NotSandbox(t *testing.T) {
 // TestPixAutomatic_OtherCompany: another company can neither read nor act on a company's
 // Pix Automático subscription and installments; a webhook may subscribe to its events.
 func TestPixAutomatic_OtherCompany(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	s, _ := newClockServer(t, true)
 	r := s.do(t, "POST", "/api/v1/subscriptions", s.appID, `{"value":2500,"correlationID":"gym","type":"PIX_RECURRING",

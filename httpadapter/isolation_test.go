@@ -14,6 +14,7 @@ import (
 // its own App ID, can neither read, list, pay, refund nor delete anything of the first
 // company's, by any id, and what it does leaves the first company's records as they were.
 func TestCompanyIsolation(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, httpadapter.Options{Sandbox: true})
 	first := s.appID
 

@@ -26,6 +26,7 @@ var pageURLs = regexp.MustCompile(`\s(src|href|data-[a-z-]+-url)="([^"]*)"`)
 // script polls, the sandbox's simulate button), resolved against the page's URL as a
 // browser does, answer 200 through the same mux; simulating pays the charge.
 func TestMountedUnderPrefix(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	host := http.NewServeMux()
 	ts := httptest.NewServer(host)
@@ -129,6 +130,7 @@ func TestMountedUnderPrefix(t *testing.T) {
 // prefix a host stripped (a host's own ServeMux cleans the path before, but a proxy or
 // another router may not); at the root it is as before.
 func TestMountedUnderPrefix_Redirect(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	s := newServer(t, httpadapter.Options{})
 	host := http.StripPrefix("/payments", s.h)

@@ -101,13 +101,14 @@ const notOfferedSuffix = " not offered in this version"
 // version"}. It then writes the table of them all, with the status each got, and checks
 // that docs/openpix-operations.md is that table (PAYMENTS_UPDATE_DOCS=1 rewrites it).
 func TestOperationsTable(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	ops := loadOperations(t)
 	is.True(len(ops) >= 100) // the union of the two documents
 
-	svc, err := payments.New(memory.New(), payments.Options{})
+	svc, err := payments.New(memory.New(), payments.Options{WebhookSigningKey: signingKey(t)})
 	is.NoErr(err)
-	app, err := svc.CreateApplication(context.Background(), payments.ApplicationParams{Name: "operations"})
+	app, err := svc.CreateApplication(context.Background(), payments.CreateApplicationParams{Name: "operations"})
 	is.NoErr(err)
 	opts := Options{Logger: slog.New(slog.DiscardHandler)}
 	mux := http.NewServeMux()

@@ -52,7 +52,7 @@ func handlePreRegistrationCreate(log *slog.Logger) http.Handler {
 			writeError(w, r, log, err)
 			return
 		}
-		pr, created, err := company(r).CreatePreRegistration(r.Context(), payments.PreRegistrationParams{
+		pr, created, err := company(r).CreatePreRegistration(r.Context(), payments.CreatePreRegistrationParams{
 			Name: body.PreRegistration.Name, TaxID: taxID, Website: body.PreRegistration.Website, User: body.User,
 		})
 		if err != nil {
@@ -145,7 +145,7 @@ func handlePartnerApplicationCreate(log *slog.Logger) http.Handler {
 			writeError(w, r, log, err)
 			return
 		}
-		a, created, err := company(r).CreatePartnerApplication(r.Context(), taxID, payments.ApplicationParams{
+		a, created, err := company(r).CreatePartnerApplication(r.Context(), taxID, payments.CreateApplicationParams{
 			Name: body.Application.Name, Type: payments.ApplicationType(body.Application.Type),
 		})
 		if err != nil {

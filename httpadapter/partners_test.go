@@ -17,6 +17,7 @@ const acmeBody = `{
 const acmeAppBody = `{"application":{"name":"ACME API","type":"API"},"taxID":{"taxID":"11222333000181","type":"BR:CNPJ"}}`
 
 func TestPartner(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, httpadapter.Options{})
 	mustStatus(t, is.New(t), s.do(t, "POST", "/api/v1/customer", s.appID, `{"name":"P","email":"p@example.com","correlationID":"partner-customer"}`), http.StatusOK)
 	var companyAppID string
@@ -170,6 +171,7 @@ func TestPartner(t *testing.T) {
 // TestTaxIDObject_TypeSpellings: a {taxID, type} object's type is read in any case, with
 // or without "BR:"; absent, the tax ID says what it is.
 func TestTaxIDObject_TypeSpellings(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, httpadapter.Options{})
 	for i, tc := range []struct{ typ, taxID string }{
 		{`"type":"BR:CPF",`, "529.982.247-25"}, {`"type":"br:cpf",`, "11144477735"}, {`"type":"CPF",`, "39053344705"}, {``, "12345678909"},

@@ -9,6 +9,7 @@ import (
 )
 
 func TestFormatBRL(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		centavos int64
 		want     string
@@ -32,6 +33,7 @@ func TestFormatBRL(t *testing.T) {
 }
 
 func TestPageLanguage(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		header, want string
 	}{
@@ -59,6 +61,7 @@ func TestPageLanguage(t *testing.T) {
 }
 
 func TestFormatTimeLeft(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		seconds int64
 		want    string
@@ -75,6 +78,7 @@ func TestFormatTimeLeft(t *testing.T) {
 }
 
 func TestPageText_Date(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	d := mustTime(t, "2026-03-05T23:30:00Z")
 	is.Equal(textPT.date(d), "05/03/2026")

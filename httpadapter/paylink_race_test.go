@@ -48,10 +48,11 @@ func (s *afterViewStore) setHook(h func()) {
 // again by correlationID and paid the new one, or paid the deleted QR code, and still
 // answered 404.
 func TestPayLinkSimulate_DeletedMeanwhile(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	st := &afterViewStore{Store: memory.New()}
 	clock := payments.NewManualClock(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC))
-	svc, err := payments.New(st, payments.Options{Clock: clock, DefaultCompany: payments.CompanyParams{Name: "Loja Exemplo"}})
+	svc, err := payments.New(st, payments.Options{Clock: clock, DefaultCompany: payments.CreateCompanyParams{Name: "Loja Exemplo"}})
 	is.NoErr(err)
 	h := httpadapter.New(svc, httpadapter.Options{Sandbox: true})
 	simulate := func(linkID string) int {

@@ -27,6 +27,7 @@ func (s server) page(t *testing.T, path string, headers ...string) *httptest.Res
 }
 
 func TestPayLinkPage(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, httpadapter.Options{Sandbox: true, BaseURL: "https://pix.example.com/"})
 	c := s.createCharge(t, s.appID, `{"correlationID":"page-1","value":123456,"comment":"Pedido <42> & cia","expiresIn":3600,
 		"customer":{"name":"Dan Payer","taxID":"52998224725","email":"dan@example.com"}}`)
@@ -138,6 +139,7 @@ func TestPayLinkPage(t *testing.T) {
 }
 
 func TestPayLinkPage_Expired(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	s := newServer(t, httpadapter.Options{Sandbox: true})
 	c := s.createCharge(t, s.appID, `{"correlationID":"soon","value":500,"expiresIn":900}`)
@@ -157,6 +159,7 @@ func TestPayLinkPage_Expired(t *testing.T) {
 }
 
 func TestPayLinkPage_Overdue(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	s := newServer(t, httpadapter.Options{})
 	c := s.createCharge(t, s.appID, `{"correlationID":"boleto","value":10000,"type":"OVERDUE","daysForDueDate":1,"daysAfterDueDate":10,
@@ -177,6 +180,7 @@ func TestPayLinkPage_Overdue(t *testing.T) {
 }
 
 func TestPayLinkPage_QRCode(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	s := newServer(t, httpadapter.Options{Sandbox: true})
 	r := s.do(t, "POST", "/api/v1/qrcode-static", s.appID, `{"name":"Gorjeta","comment":"Obrigado!"}`)
@@ -197,6 +201,7 @@ func TestPayLinkPage_QRCode(t *testing.T) {
 // TestPayLinkPage_Companies: one company's link shows its own merchant and charge, never
 // the data of another company, even with the same correlationID.
 func TestPayLinkPage_Companies(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	s := newServer(t, httpadapter.Options{Sandbox: true})
 	other := s.newCompany(t, "Outra Empresa", "11222333000181")
@@ -280,6 +285,7 @@ func ExamplePaymentLinkURL() {
 // charge without naming its correlationID, the company's own key (an order number, an
 // e-mail), which the page never shows. Before, its error did.
 func TestPayLinkSimulate_NoCorrelationID(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, httpadapter.Options{Sandbox: true})
 	paid := s.createCharge(t, s.appID, `{"correlationID":"pedido-joao.silva@example.com-4711","value":500}`)
 	s.sandboxPay(t, s.appID, "transactionID="+str(paid, "transactionID"))
@@ -303,6 +309,7 @@ func TestPayLinkSimulate_NoCorrelationID(t *testing.T) {
 // Origin is the request's Host or, behind a proxy that forwards another Host, the origin
 // of BaseURL; another site's is refused.
 func TestPayLinkSimulate_Origin(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		base, origin string
 		want         int

@@ -39,6 +39,7 @@ func itoa(n int) string {
 }
 
 func TestPayments(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, httpadapter.Options{Sandbox: true})
 	fundOverHTTP(t, s, "fund", 100000) // 100000 - 500 fee
 	t.Run("CreateApproveGet", func(t *testing.T) {
@@ -152,11 +153,12 @@ func (downRail) ResolveKey(context.Context, string, brcode.KeyType) (payments.Ke
 // A payment whose Pix key the bank cannot look up is a 503 saying to try again, not a
 // 500, and the bank's own error stays in the log.
 func TestPayment_BankDown(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	clock := payments.NewManualClock(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC))
 	svc, err := payments.New(memory.New(), payments.Options{Clock: clock, Rail: downRail{payments.NewSandboxRail(clock, 0)}})
 	is.NoErr(err)
-	a, err := svc.CreateApplication(ctx, payments.ApplicationParams{Name: "test"})
+	a, err := svc.CreateApplication(ctx, payments.CreateApplicationParams{Name: "test"})
 	is.NoErr(err)
 	s := server{svc: svc, clock: clock, h: httpadapter.New(svc, httpadapter.Options{Logger: slog.New(slog.DiscardHandler)}), appID: a.AppID()}
 	r := s.do(t, "POST", "/api/v1/payment", s.appID, `{"value":100,"destinationAlias":"ana@example.com","correlationID":"p1"}`)

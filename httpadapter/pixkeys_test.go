@@ -34,15 +34,15 @@ func newPixKeyServer(t *testing.T) pixKeyServer {
 	t.Helper()
 	ctx := context.Background()
 	svc, err := payments.New(memory.New(), payments.Options{Clock: payments.NewManualClock(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)),
-		DefaultCompany: payments.CompanyParams{Name: "Loja", PixKey: "pix@loja.example.com"}})
+		DefaultCompany: payments.CreateCompanyParams{Name: "Loja", PixKey: "pix@loja.example.com"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	mine, err := svc.CreateApplication(ctx, payments.ApplicationParams{Name: "mine"})
+	mine, err := svc.CreateApplication(ctx, payments.CreateApplicationParams{Name: "mine"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	co, err := svc.CreateCompany(ctx, payments.CompanyParams{Name: "Other", PixKey: "b@example.com"})
+	co, err := svc.CreateCompany(ctx, payments.CreateCompanyParams{Name: "Other", PixKey: "b@example.com"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +50,7 @@ func newPixKeyServer(t *testing.T) pixKeyServer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	theirs, err := other.CreateApplication(ctx, payments.ApplicationParams{Name: "theirs"})
+	theirs, err := other.CreateApplication(ctx, payments.CreateApplicationParams{Name: "theirs"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,6 +95,7 @@ func keysOf(reply map[string]any) []string {
 }
 
 func TestPixKeys_Routes(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	s := newPixKeyServer(t)
 
@@ -136,6 +137,7 @@ func TestPixKeys_Routes(t *testing.T) {
 }
 
 func TestPixKeys_CompanyIsolation(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	s := newPixKeyServer(t)
 	status, _ := s.send(t, s.mine, "POST", "/api/v1/pix-keys", `{"key":"11222333000181","type":"CNPJ"}`)
@@ -158,6 +160,7 @@ func TestPixKeys_CompanyIsolation(t *testing.T) {
 }
 
 func TestPixKeys_Check(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	s := newPixKeyServer(t)
 	for _, req := range []struct{ method, path, body string }{
@@ -181,6 +184,7 @@ func TestPixKeys_Check(t *testing.T) {
 }
 
 func TestPixKeys_BadInput(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	s := newPixKeyServer(t)
 	for _, c := range []struct{ method, path, body, field string }{

@@ -11,6 +11,7 @@ import (
 )
 
 func TestPixQRCodes(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, httpadapter.Options{})
 	var qr map[string]any
 

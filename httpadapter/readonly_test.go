@@ -30,12 +30,13 @@ func (s *countingStore) Update(ctx context.Context, fn func(store.Tx) error) err
 // payment route aside: paying is what it is for), with a charge past its expiry that the
 // periodic pass has not recorded: no request begins a write transaction.
 func TestGET_WritesNothing(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	st := &countingStore{Store: memory.New()}
 	clock := payments.NewManualClock(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC))
 	svc, err := payments.New(st, payments.Options{Clock: clock})
 	is.NoErr(err)
-	a, err := svc.CreateApplication(ctx, payments.ApplicationParams{Name: "test"})
+	a, err := svc.CreateApplication(ctx, payments.CreateApplicationParams{Name: "test"})
 	is.NoErr(err)
 	s := server{svc: svc, clock: clock, h: httpadapter.New(svc, httpadapter.Options{Sandbox: true}), appID: a.AppID()}
 
@@ -54,7 +55,7 @@ func TestGET_WritesNothing(t *testing.T) {
 	is.NoErr(err)
 	_, _, err = svc.GetOrCreateExclusiveCashback(ctx, "52998224725", 100)
 	is.NoErr(err)
-	_, _, err = svc.CreatePreRegistration(ctx, payments.PreRegistrationParams{Name: "ACME", TaxID: "11222333000181"})
+	_, _, err = svc.CreatePreRegistration(ctx, payments.CreatePreRegistrationParams{Name: "ACME", TaxID: "11222333000181"})
 	is.NoErr(err)
 	acct, err := svc.DefaultAccount(ctx)
 	is.NoErr(err)

@@ -17,7 +17,8 @@ import (
 // TestRecoverPanics mounts test-only routes on the real handler: one that panics, and one
 // that reaches for the company without requireAuth.
 func TestRecoverPanics(t *testing.T) {
-	svc, err := payments.New(memory.New(), payments.Options{})
+	t.Parallel()
+	svc, err := payments.New(memory.New(), payments.Options{WebhookSigningKey: signingKey(t)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 )
 
 func TestRefunds(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, httpadapter.Options{Sandbox: true})
 	c := s.createCharge(t, s.appID, `{"correlationID":"order-1","value":10000}`)
 	x := s.sandboxPay(t, s.appID, "transactionID="+str(c, "transactionID"))

@@ -15,6 +15,7 @@ import (
 // their names. Decoding a reply into a map of raw values and encoding that map again must
 // give back the reply's bytes exactly.
 func TestReplies_SameBytesAsMaps(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
 	charge := payments.Charge{Status: "ACTIVE", Value: 1990, CorrelationID: "c1", BRCode: "000201", CreatedAt: now, UpdatedAt: now}
 	page := payments.PageInfo{Skip: 0, Limit: 20, TotalCount: 1}

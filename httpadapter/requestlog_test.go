@@ -29,6 +29,7 @@ type logLine struct {
 }
 
 func TestRequestLog(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	var buf bytes.Buffer
 	var mu sync.Mutex
@@ -99,6 +100,7 @@ func TestRequestLog(t *testing.T) {
 
 // Without RequestLog nothing is logged and no id is set.
 func TestRequestLog_Off(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	s := newServer(t, httpadapter.Options{})
 	rec := httptest.NewRecorder()

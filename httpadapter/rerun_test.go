@@ -18,19 +18,20 @@ import (
 // existing resource's (200, and no secret for an application), not the rolled-back
 // first run's (201).
 func TestRerun_GetOrCreate(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	rs := storetest.Rerun(memory.New())
 	t.Cleanup(func() { rs.Close() })
 	svc, err := payments.New(rs, payments.Options{Clock: payments.NewManualClock(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC))})
 	is.NoErr(err)
-	a, err := svc.CreateApplication(ctx, payments.ApplicationParams{Name: "test"})
+	a, err := svc.CreateApplication(ctx, payments.CreateApplicationParams{Name: "test"})
 	is.NoErr(err)
 	s := server{svc: svc, h: httpadapter.New(svc, httpadapter.Options{}), appID: a.AppID()}
 
 	t.Run("PreRegistration", func(t *testing.T) {
 		is := is.New(t)
 		rs.BeforeRerun(func() {
-			_, created, err := svc.CreatePreRegistration(ctx, payments.PreRegistrationParams{Name: "ACME First", TaxID: "11222333000181"})
+			_, created, err := svc.CreatePreRegistration(ctx, payments.CreatePreRegistrationParams{Name: "ACME First", TaxID: "11222333000181"})
 			is.NoErr(err)
 			is.True(created) // the other writer pre-registers the tax ID
 		})
@@ -41,7 +42,7 @@ func TestRerun_GetOrCreate(t *testing.T) {
 	t.Run("PartnerApplication", func(t *testing.T) {
 		is := is.New(t)
 		rs.BeforeRerun(func() {
-			_, created, err := svc.CreatePartnerApplication(ctx, "11222333000181", payments.ApplicationParams{Name: "ACME API"})
+			_, created, err := svc.CreatePartnerApplication(ctx, "11222333000181", payments.CreateApplicationParams{Name: "ACME API"})
 			is.NoErr(err)
 			is.True(created) // the other writer creates the application
 		})

@@ -39,7 +39,8 @@ var pagePath = regexp.MustCompile(`^/pay/[^/?]+(\?|$)`)
 // the routes outside them, sandbox included) a request without an App ID: each must
 // answer 401, unless it is listed in publicRoutes.
 func TestRoutes_RequireAuth(t *testing.T) {
-	svc, err := payments.New(memory.New(), payments.Options{})
+	t.Parallel()
+	svc, err := payments.New(memory.New(), payments.Options{WebhookSigningKey: signingKey(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,12 +152,13 @@ var junkQueries = []string{
 // field, bad query parameters. None may answer 500 (501 is a deliberate answer of the
 // routes this version does not offer), and every reply must be JSON.
 func TestRoutes_Junk(t *testing.T) {
+	t.Parallel()
 	var logs bytes.Buffer
-	svc, err := payments.New(memory.New(), payments.Options{})
+	svc, err := payments.New(memory.New(), payments.Options{WebhookSigningKey: signingKey(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	app, err := svc.CreateApplication(context.Background(), payments.ApplicationParams{Name: "junk"})
+	app, err := svc.CreateApplication(context.Background(), payments.CreateApplicationParams{Name: "junk"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -251,7 +253,8 @@ func TestRoutes_Junk(t *testing.T) {
 // may fall through to a wildcard route of that method, which would read the path's last
 // segment as an id (GET /subaccount/transfer as the subaccount "transfer").
 func TestRoutes_LiteralPathsKeepTheirMethods(t *testing.T) {
-	svc, err := payments.New(memory.New(), payments.Options{})
+	t.Parallel()
+	svc, err := payments.New(memory.New(), payments.Options{WebhookSigningKey: signingKey(t)})
 	if err != nil {
 		t.Fatal(err)
 	}

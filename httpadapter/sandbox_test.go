@@ -19,6 +19,7 @@ import (
 var endToEndRE = regexp.MustCompile(`^E99999999\d{12}[A-Za-z0-9]{11}$`)
 
 func TestSandbox_Off(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	s := newServer(t, httpadapter.Options{Sandbox: false})
 	c := s.createCharge(t, s.appID, `{"correlationID":"c","value":1000}`)
@@ -33,6 +34,7 @@ func TestSandbox_Off(t *testing.T) {
 // the sandbox, see it completed, the money in the account, the transaction listed, and
 // refund it.
 func TestSandbox_PayCharge(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	s := newServer(t, httpadapter.Options{Sandbox: true})
 	c := s.createCharge(t, s.appID, `{"correlationID":"order-1","value":1000}`)
@@ -93,6 +95,7 @@ func TestSandbox_PayCharge(t *testing.T) {
 // TestSandbox_PayChargeConcurrent: parallel sandbox payments of one charge pay it once:
 // one 200, the others 400, one transaction, and the ledger audits clean.
 func TestSandbox_PayChargeConcurrent(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	s := newServer(t, httpadapter.Options{Sandbox: true})
 	c := s.createCharge(t, s.appID, `{"correlationID":"order-1","value":1000}`)
@@ -128,6 +131,7 @@ func TestSandbox_PayChargeConcurrent(t *testing.T) {
 }
 
 func TestSandbox_PayChargeErrors(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, httpadapter.Options{Sandbox: true})
 	s.createCharge(t, s.appID, `{"correlationID":"short","value":1000,"expiresIn":900}`)
 	s.createCharge(t, s.appID, `{"correlationID":"open","value":1000}`)
@@ -161,6 +165,7 @@ func TestSandbox_PayChargeErrors(t *testing.T) {
 }
 
 func TestSandbox_PayOverdueCharge(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	s := newServer(t, httpadapter.Options{Sandbox: true})
 	c := s.createCharge(t, s.appID, `{"correlationID":"late","value":10000,"type":"OVERDUE","daysForDueDate":1,"daysAfterDueDate":5,
@@ -173,6 +178,7 @@ func TestSandbox_PayOverdueCharge(t *testing.T) {
 }
 
 func TestSandbox_PayQRCode(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, httpadapter.Options{Sandbox: true})
 	r := s.do(t, "POST", "/api/v1/qrcode-static", s.appID, `{"name":"Caixa","correlationID":"fixed","value":500}`)
 	mustStatus(t, is.New(t), r, http.StatusOK)
@@ -225,6 +231,7 @@ func TestSandbox_PayQRCode(t *testing.T) {
 // as the transaction routes do (webhookSent, the legacy endToEndID). Before, it lacked
 // both.
 func TestSandbox_PayReplyTransactionShape(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	s := newServer(t, httpadapter.Options{Sandbox: true})
 	s.createCharge(t, s.appID, `{"correlationID":"c1","value":1000}`)

@@ -63,6 +63,7 @@ func statementOf(t *testing.T, s server, path, appID string, keys []string) []ma
 // bare arrays, newest first, reconciling with the balances; skip, limit, start and end
 // select; bad input is 400 naming the field; another company reads none of it.
 func TestStatements(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, httpadapter.Options{Sandbox: true})
 	is := is.New(t)
 	mustStatus(t, is, s.do(t, "POST", "/api/v1/subaccount", s.appID, `{"pixKey":"vendedor@example.com","name":"Vendedor"}`), http.StatusOK)

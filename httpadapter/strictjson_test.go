@@ -36,7 +36,7 @@ func newStrictServer(t *testing.T) strictServer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	app, err := svc.CreateApplication(context.Background(), payments.ApplicationParams{Name: "strict"})
+	app, err := svc.CreateApplication(context.Background(), payments.CreateApplicationParams{Name: "strict"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,6 +79,7 @@ func (s strictServer) payments(t *testing.T) []payments.Payment {
 // TestDecode_ExactKeys: keys name fields exactly, a key given twice anywhere is a 400
 // naming its path, and one field named in two cases is a 400 that stores nothing.
 func TestDecode_ExactKeys(t *testing.T) {
+	t.Parallel()
 	t.Run("ChargeValueInTwoCases", func(t *testing.T) {
 		s := newStrictServer(t)
 		for _, body := range []string{
@@ -176,6 +177,7 @@ func TestDecode_ExactKeys(t *testing.T) {
 // TestUnmarshalExact_OtherCasesAreUnknown: each spelling encoding/json takes for the field
 // "sk" (any case, the long s, the Kelvin sign) sets it there and not here.
 func TestUnmarshalExact_OtherCasesAreUnknown(t *testing.T) {
+	t.Parallel()
 	type body struct {
 		SK string `json:"sk"`
 	}
@@ -197,6 +199,7 @@ func TestUnmarshalExact_OtherCasesAreUnknown(t *testing.T) {
 // TestExactKeys_DuplicatePaths: the path of a duplicate names every object and item on
 // the way to it.
 func TestExactKeys_DuplicatePaths(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ body, path string }{
 		{`{"a":1,"a":2}`, "a"},
 		{`{"a":{"b":[{"c":1},{"c":1,"c":2}]}}`, "a.b[1].c"},
@@ -216,6 +219,7 @@ func TestExactKeys_DuplicatePaths(t *testing.T) {
 // TestExactKeys_LargeObject: an object of many keys is checked in time in proportion to its
 // size, and a duplicate far into it is found.
 func TestExactKeys_LargeObject(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	var b bytes.Buffer
 	b.WriteByte('{')
@@ -236,6 +240,7 @@ func TestExactKeys_LargeObject(t *testing.T) {
 // TestExactKeys_Grammar: exactKeys reads JSON's grammar as encoding/json does, up to its
 // depth limit.
 func TestExactKeys_Grammar(t *testing.T) {
+	t.Parallel()
 	for _, body := range []string{
 		strings.Repeat("[", maxJSONDepth) + strings.Repeat("]", maxJSONDepth),
 		strings.Repeat("[", maxJSONDepth+1) + strings.Repeat("]", maxJSONDepth+1),
@@ -469,6 +474,7 @@ func FuzzStrictJSON(f *testing.F) {
 // TestJSONStructFields: the fields found are encoding/json's: shadowed and tied names of
 // embedded structs, "-", ",string" and names that differ in case.
 func TestJSONStructFields(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	got := slices.Sorted(func(yield func(string) bool) {
 		for name := range jsonStructFields(reflect.TypeFor[strictBody]()) {

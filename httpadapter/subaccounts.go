@@ -109,7 +109,7 @@ func handleSubaccountTransfer(log *slog.Logger) http.Handler {
 			writeError(w, r, log, err)
 			return
 		}
-		tr, err := company(r).TransferBetweenSubaccounts(r.Context(), payments.SubaccountTransferParams{
+		tr, err := company(r).TransferBetweenSubaccounts(r.Context(), payments.CreateSubaccountTransferParams{
 			Value: int64(body.Value), FromPixKey: body.FromPixKey, FromPixKeyType: body.FromPixKeyType,
 			ToPixKey: body.ToPixKey, ToPixKeyType: body.ToPixKeyType, CorrelationID: body.CorrelationID,
 		})

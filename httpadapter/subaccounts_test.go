@@ -12,6 +12,7 @@ import (
 )
 
 func TestSubaccounts(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, httpadapter.Options{Sandbox: true})
 
 	t.Run("Create", func(t *testing.T) {
@@ -104,6 +105,7 @@ func TestSubaccounts(t *testing.T) {
 // TestSubaccounts_Delete: DELETE /subaccount/{id} in the official document's shapes, with
 // its refusals (balance, unknown key), and what is left afterwards.
 func TestSubaccounts_Delete(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, httpadapter.Options{Sandbox: true})
 	is := is.New(t)
 	for _, body := range []string{`{"pixKey":"vai+1@example.com","name":"Vai"}`, `{"pixKey":"cheia@example.com","name":"Cheia"}`} {

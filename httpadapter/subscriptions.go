@@ -69,26 +69,22 @@ func (b subscriptionBody) params() (payments.CreateSubscriptionParams, error) {
 // dayGenerateCharge reads the field as the reference gives it: a day of the month, or an
 // ISO date (YYYY-MM-DD, or a date-time, read as its date in Brasília) of the first charge.
 // null or absent is neither.
-func dayGenerateCharge(raw json.RawMessage) (day *int, date string, err error) {
+func dayGenerateCharge(raw json.RawMessage) (day *int, date time.Time, err error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || string(raw) == "null" {
-		return nil, "", nil
+		return nil, time.Time{}, nil
 	}
 	var n int
 	if err := json.Unmarshal(raw, &n); err == nil {
-		return &n, "", nil
+		return &n, time.Time{}, nil
 	}
 	var s string
 	if err := json.Unmarshal(raw, &s); err == nil {
-		s = strings.TrimSpace(s)
-		if _, err := time.Parse(time.DateOnly, s); err == nil {
-			return nil, s, nil
-		}
-		if _, err := time.Parse(time.RFC3339, s); err == nil {
-			return nil, s, nil // the Service reads its date in Brasília
+		if at, ok := firstChargeDate(s); ok {
+			return nil, at, nil
 		}
 	}
-	return nil, "", invalid("dayGenerateCharge", "dayGenerateCharge must be a day of the month (1 to 31) or the date of the first charge (YYYY-MM-DD)")
+	return nil, time.Time{}, invalid("dayGenerateCharge", "dayGenerateCharge must be a day of the month (1 to 31) or the date of the first charge (YYYY-MM-DD)")
 }
 
 // subscriptionResponse is the answer of create, get and cancel.

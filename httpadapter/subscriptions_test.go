@@ -11,6 +11,7 @@ import (
 )
 
 func TestSubscriptions(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, httpadapter.Options{})
 	var globalID, corrID string
 

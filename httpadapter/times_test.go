@@ -22,6 +22,7 @@ var (
 // time.Time's JSON writes "…:00Z"), at .300 ("….3Z") and at .310 ("….31Z"). Before, a
 // parser fixed to three digits failed on most of these.
 func TestTimes_ThreeFractionDigits(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	s := newServer(t, httpadapter.Options{Sandbox: true})
 	var bodies []string

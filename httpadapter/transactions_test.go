@@ -12,6 +12,7 @@ import (
 )
 
 func TestTransactions(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, httpadapter.Options{Sandbox: true})
 	c := s.createCharge(t, s.appID, `{"correlationID":"order-1","value":1000}`)
 	x := s.sandboxPay(t, s.appID, "transactionID="+str(c, "transactionID"))

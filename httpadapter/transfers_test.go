@@ -14,6 +14,7 @@ import (
 // TestAccountsAndTransfers: a second account over the wire, then transfers between the
 // company's accounts by Pix key, each refusal a 400 that moves nothing.
 func TestAccountsAndTransfers(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, httpadapter.Options{Sandbox: true})
 	var defaultKey, defaultID, caixaID string
 
@@ -156,6 +157,7 @@ func TestAccountsAndTransfers(t *testing.T) {
 // TestSubaccountDebitCredit: POST /subaccount/{pixKey}/debit and /credit move value
 // between the subaccount and the company account, with the reference's messages.
 func TestSubaccountDebitCredit(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, httpadapter.Options{Sandbox: true})
 	is := is.New(t)
 	mustStatus(t, is, s.do(t, "POST", "/api/v1/subaccount", s.appID, `{"pixKey":"vendedor@example.com","name":"Vendedor"}`), http.StatusOK)
@@ -257,6 +259,7 @@ func TestSubaccountDebitCredit(t *testing.T) {
 // Idempotency-Key header too, as withdrawals do: a retry moves nothing, and a body and
 // header that disagree are a 400.
 func TestMoves_IdempotencyKey(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, httpadapter.Options{Sandbox: true})
 	is := is.New(t)
 	mustStatus(t, is, s.do(t, "POST", "/api/v1/subaccount", s.appID, `{"pixKey":"vendedor@example.com","name":"Vendedor"}`), http.StatusOK)

@@ -15,6 +15,7 @@ import (
 // under /openpix too: the public QR image, the sandbox, the /<vendor>/api/v1/webhook variant
 // and the legacy /api/<vendor>/v1 prefix. The links it hands out use its own name.
 func TestRoutes_OtherVendor(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	s, _ := newOffsetClockServer(t, true, payments.Options{Vendor: "woovi"})
 	c := s.createCharge(t, s.appID, `{"correlationID":"v1","value":100}`)

@@ -11,6 +11,7 @@ import (
 // were let through before; on the machine they were tried on they reached its egress
 // gateway.
 func TestPublicAddr(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	for a, want := range map[string]bool{
 		"8.8.8.8": true, "200.160.2.3": true, "2001:4860:4860::8888": true, "::ffff:8.8.8.8": true,

@@ -44,6 +44,7 @@ var ipLike = regexp.MustCompile(`\b\d{1,3}(\.\d{1,3}){3}\b|[0-9a-fA-F]*::[0-9a-f
 // "dial tcp", no "lookup", no resolver, no address the host resolved to. The Service's
 // log keeps the whole error.
 func TestWebhooks_TestCallFailure(t *testing.T) {
+	t.Parallel()
 	closedPort := func(t *testing.T) string { // an address that refuses connections
 		t.Helper()
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -117,6 +118,7 @@ func TestWebhooks_TestCallFailure(t *testing.T) {
 // TestWebhooks_TestCallTimeout: a url that does not answer within the webhook timeout is
 // refused as "timed out".
 func TestWebhooks_TestCallTimeout(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	done := make(chan struct{})
 	silent := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -13,6 +13,7 @@ import (
 // TestWebhooks_WireLimit: a webhook past the company's limit on its event
 // (Options.MaxWebhooksPerEvent) is a 400 whose error names the limit.
 func TestWebhooks_WireLimit(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	s, _ := newOffsetClockServer(t, true, payments.Options{MaxWebhooksPerEvent: 1})
 	body := `{"webhook":{"name":"w","email":"ops@loja.example.com","event":"OPENPIX:CHARGE_CREATED"}}`

@@ -19,6 +19,7 @@ import (
 // TestWebhookEvents: GET /webhook/events lists the catalogue, {events:[{name,
 // description}]}, with the names webhooks carry, under both prefixes, behind auth.
 func TestWebhookEvents(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	s := newServer(t, httpadapter.Options{})
 	want := s.svc.EventCatalog()
@@ -78,6 +79,7 @@ func (h *hook) count() int { h.mu.Lock(); defer h.mu.Unlock(); return len(h.bodi
 // delete, the public keys without auth, a delivery verified with them, and a failed
 // delivery retried when the sandbox clock moves.
 func TestWebhooks_Wire(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	s, clock := newWebhookServer(t)
 	rcv := newHook(t)
@@ -140,6 +142,7 @@ func TestWebhooks_Wire(t *testing.T) {
 // TestWebhooks_VendorRoute: the spec's /<vendor>/api/v1/webhook creates, lists and deletes
 // like /api/v1/webhook, behind auth, beside the other /<vendor>/ routes.
 func TestWebhooks_VendorRoute(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	s, _ := newWebhookServer(t)
 	rcv := newHook(t)
@@ -162,6 +165,7 @@ func TestWebhooks_VendorRoute(t *testing.T) {
 // TestWebhooks_TransactionAudit: a transaction shows webhookSent ([] before any delivery,
 // then {"<EVENT>":{status,time},isRetry}), and GET /transaction?hasWebhook= filters on it.
 func TestWebhooks_TransactionAudit(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	s, _ := newWebhookServer(t)
 	rcv := newHook(t)
@@ -208,6 +212,7 @@ func TestWebhooks_TransactionAudit(t *testing.T) {
 // that (examples/server's is 60 s, the webhook timeout 100 s): before, the client got the
 // connection closed with no answer.
 func TestWebhooks_CreateSlowURL(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	s, _ := newOffsetClockServer(t, true, payments.Options{WebhookTimeout: 300 * time.Millisecond,
 		WebhookSender: httpadapter.NewWebhookSender(httpadapter.WebhookSenderOptions{AllowPrivate: true})})
@@ -238,6 +243,7 @@ func TestWebhooks_CreateSlowURL(t *testing.T) {
 }
 
 func TestWebhooks_CreateErrors(t *testing.T) {
+	t.Parallel()
 	s, _ := newWebhookServer(t)
 	rcv := newHook(t)
 	rcv.status = 404

@@ -11,6 +11,7 @@ import (
 )
 
 func TestAccountWithdraw(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, httpadapter.Options{Sandbox: true})
 	fundOverHTTP(t, s, "fund", 100000) // 99500 after the fee
 	r := s.do(t, "GET", "/api/v1/account/", s.appID, "")
@@ -75,6 +76,7 @@ func TestAccountWithdraw(t *testing.T) {
 
 // TestSubaccountWithdraw is raw HTTP: the Node SDK 1.3.3 cannot send this request.
 func TestSubaccountWithdraw(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, httpadapter.Options{Sandbox: true})
 	r := s.do(t, "POST", "/api/v1/subaccount", s.appID, `{"pixKey":"joao@example.com","name":"Joao"}`)
 	mustStatus(t, is.New(t), r, http.StatusOK)
@@ -138,6 +140,7 @@ func TestSubaccountWithdraw(t *testing.T) {
 // answers the withdrawal made the first time and takes the money once; another value
 // under it is a 400 naming it, and a body and header that disagree a 400.
 func TestWithdraw_Retried(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, httpadapter.Options{Sandbox: true})
 	fundOverHTTP(t, s, "fund", 100000) // 99500 after the fee
 	r := s.do(t, "GET", "/api/v1/account/", s.appID, "")

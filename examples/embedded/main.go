@@ -46,7 +46,7 @@ func run(ctx context.Context, w io.Writer, dbPath, qrPath string) error {
 	defer receiver.Close()
 
 	svc, err := payments.Open(dbPath, payments.Options{
-		DefaultCompany: payments.CompanyParams{
+		DefaultCompany: payments.CreateCompanyParams{
 			Name: "Loja Exemplo", PixKey: "pix@loja.example.com", MerchantName: "Loja Exemplo", MerchantCity: "Sao Paulo",
 		},
 		// Webhooks are POSTed over HTTP. The receiver is on 127.0.0.1, which the sender
@@ -121,7 +121,7 @@ func run(ctx context.Context, w io.Writer, dbPath, qrPath string) error {
 	}
 
 	// 4. A partial refund, idempotent by its correlationID.
-	if _, err := svc.CreateChargeRefund(ctx, "order-1", payments.ChargeRefundParams{
+	if _, err := svc.CreateChargeRefund(ctx, "order-1", payments.CreateChargeRefundParams{
 		CorrelationID: "refund-1", Value: 500, Comment: "troca",
 	}); err != nil {
 		return err

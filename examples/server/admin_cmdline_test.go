@@ -19,6 +19,7 @@ import (
 // command line as the log would: -db without its password, the PSP's secrets not at all,
 // the rest as given, NUL-separated as net/http/pprof serves it.
 func TestAdmin_CmdlineRedacted(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	saved := os.Args
 	t.Cleanup(func() { os.Args = saved })
@@ -40,6 +41,7 @@ func TestAdmin_CmdlineRedacted(t *testing.T) {
 // TestRedactArgs: every form the flag package takes hides the values it must, and one
 // reading of an ambiguous line hides more rather than less.
 func TestRedactArgs(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name     string
 		in, want []string

@@ -24,6 +24,7 @@ import (
 )
 
 func TestCLI_BadAdminAddr(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ name, addr string }{
 		{"AllInterfaces", ":9090"},
 		{"Unspecified", "0.0.0.0:9090"},
@@ -62,6 +63,7 @@ var adminLine = regexp.MustCompile(`msg="operator listener" addr=(\S+)`)
 // what an operator would: metrics by route and of commits, pprof, and a backup that opens
 // as a database holding what the API acknowledged. It also checks the request log.
 func TestRun_Admin(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	srv := start(t, "-db", filepath.Join(t.TempDir(), "payments.db"), "-admin-addr", "127.0.0.1:0", "-tick", "0")
 	m := adminLine.FindStringSubmatch(srv.stderr.String())
@@ -181,6 +183,7 @@ func TestRun_Admin(t *testing.T) {
 
 // Without -admin-addr there is no operator listener.
 func TestRun_AdminOff(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	srv := start(t, "-db", filepath.Join(t.TempDir(), "payments.db"), "-tick", "0")
 	is.True(!strings.Contains(srv.stderr.String(), "operator listener")) // off by default
@@ -193,6 +196,7 @@ func TestRun_AdminOff(t *testing.T) {
 // A store without online backup (PostgreSQL) answers /backup 501 saying so, before any
 // byte of a file: not a server failure.
 func TestAdmin_BackupUnsupported(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	svc, err := payments.New(storetest.Rerun(memory.New()), payments.Options{})
 	is.NoErr(err)

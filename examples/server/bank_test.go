@@ -33,6 +33,7 @@ func (notSandbox) Sandbox() bool { return false }
 // TestRun_SaysSandbox: a server on the sandbox bank says so at start and in /health; one
 // on a real bank does not.
 func TestRun_SaysSandbox(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	srv := start(t, "-db", "memory:")
 	is.True(strings.Contains(srv.stderr.String(), "bank: sandbox")) // the start line
@@ -53,6 +54,7 @@ func TestRun_SaysSandbox(t *testing.T) {
 // payers, `server -sandbox=false`, exits 2 with the message naming what configures a bank,
 // and opens nothing.
 func TestCLI_NoSandboxExits2(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	bin, db := buildServer(t)
 	out, err := exec.Command(bin, "-sandbox=false", "-db", db).CombinedOutput()

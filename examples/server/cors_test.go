@@ -17,6 +17,7 @@ import (
 // origin scheme://host[:port], or the single *; a bad one is a usage error naming the
 // flag and the entry.
 func TestCLI_CORSOrigins(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, value string
 		want        string // in stderr
@@ -72,6 +73,7 @@ func preflight(t *testing.T, url, origin string) *http.Response {
 // reach the handler: their preflights are answered, others' refused; without the flag a
 // preflight gets 405 and no CORS header, and with * every origin is allowed.
 func TestRun_CORSOrigins(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	srv := start(t, "-db", "memory:", "-cors-origins", "https://shop.example , HTTP://localhost:5173")
 	for _, origin := range []string{"https://shop.example", "http://localhost:5173"} {

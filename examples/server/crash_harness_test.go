@@ -114,6 +114,7 @@ type crashRun struct {
 }
 
 func TestCrash_Harness(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and kills a server process")
 	}
@@ -130,6 +131,7 @@ func TestCrash_Harness(t *testing.T) {
 // to the dead process (payments.Options.WebhookLease, about the -webhook-timeout on a
 // shared store) until the clock passes the lease, as checkDelivered moves it.
 func TestCrash_HarnessPostgres(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and kills a server process")
 	}

@@ -22,18 +22,30 @@ import (
 	"github.com/pixfoundry/payments"
 )
 
-// buildServer builds the server binary into a temporary directory and returns it with the
-// path of a database file beside it, for the tests that kill the process.
+// serverEnv set to 1 makes this test binary the server: TestMain runs main instead of the
+// tests. The tests that run the server as a process of its own start this binary so (see
+// buildServer), rather than building the server with go build: on a fresh machine that is
+// a second compile of everything, without -race, of about a minute.
+const serverEnv = "PAYMENTS_TEST_BINARY_IS_SERVER"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(serverEnv) == "1" {
+		main() // exits
+	}
+	os.Setenv(serverEnv, "1") // for the processes the tests start: they are the server
+	os.Exit(m.Run())
+}
+
+// buildServer returns the server binary (this test binary, which is the server for the
+// processes it starts; see serverEnv) with the path of a database file in a temporary
+// directory, for the tests that kill the process.
 func buildServer(t *testing.T) (bin, db string) {
 	t.Helper()
-	dir := t.TempDir()
-	bin = filepath.Join(dir, "server")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	build.Stderr = os.Stderr
-	if err := build.Run(); err != nil {
-		t.Fatalf("the server does not build: %v", err)
+	bin, err := os.Executable()
+	if err != nil {
+		t.Fatalf("the test binary: %v", err)
 	}
-	return bin, filepath.Join(dir, "payments.db")
+	return bin, filepath.Join(t.TempDir(), "payments.db")
 }
 
 // TestCrash_NothingAcknowledgedIsLost runs the real server binary, creates and pays charges
@@ -42,6 +54,7 @@ func buildServer(t *testing.T) (bin, db string) {
 // 200 for left the charge COMPLETED, and the ledger audits clean. (A request the kill cut
 // off has no promise either way: its payment may or may not have committed.)
 func TestCrash_NothingAcknowledgedIsLost(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and kills a server process")
 	}

@@ -13,6 +13,7 @@ import (
 // Lines written from many goroutines all come out, whole, each once; Close writes the
 // rest, and a line after Close is written by its own call.
 func TestLineWriter(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	var out lockedBuffer
 	w := newLineWriter(&out)
@@ -48,6 +49,7 @@ func TestLineWriter(t *testing.T) {
 // An output that falls behind makes writers wait rather than the buffer grow past
 // maxBuffered.
 func TestLineWriter_Behind(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	var out lockedBuffer
 	w := newLineWriter(&out)

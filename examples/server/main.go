@@ -444,7 +444,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 		DueInterval:       dueInterval(cfg.tick),
 		WebhookPoll:       webhookPoll,
 		ReconcileInterval: -1,
-		DefaultCompany: payments.CompanyParams{
+		// Created on the first start; on a later one the flags given that differ apply to
+		// it (new charges use them, existing ones keep their codes).
+		DefaultCompany: payments.CreateCompanyParams{
 			Name: cfg.merchantName, PixKey: cfg.pixKey, MerchantName: cfg.merchantName, MerchantCity: cfg.merchantCity,
 		},
 	})
@@ -457,9 +459,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 		}
 	}()
 
-	if err := applyIdentity(ctx, svc, cfg); err != nil {
-		return err
-	}
 	if err := ensureApplication(ctx, svc, cfg.newApp, stdout, log); err != nil {
 		return err
 	}
@@ -617,7 +616,7 @@ func ensureApplicationOnce(ctx context.Context, svc *payments.Service, newApp bo
 	case total > 0:
 		name = "server " + time.Now().UTC().Format("2006-01-02T15:04:05.000000000Z")
 	}
-	a, err := svc.CreateApplication(ctx, payments.ApplicationParams{Name: name, Type: payments.ApplicationAPI})
+	a, err := svc.CreateApplication(ctx, payments.CreateApplicationParams{Name: name, Type: payments.ApplicationAPI})
 	if err != nil {
 		return err
 	}
@@ -643,26 +642,6 @@ func countApplications(ctx context.Context, svc *payments.Service) (int, *paymen
 			return page.TotalCount, nil, nil
 		}
 	}
-}
-
-// applyIdentity sets the default company's receiving identity from the flags given, on
-// every start: new charges use it, existing ones keep their codes.
-func applyIdentity(ctx context.Context, svc *payments.Service, cfg config) error {
-	var u payments.CompanyUpdate
-	if cfg.pixKey != "" {
-		u.PixKey = &cfg.pixKey
-	}
-	if cfg.merchantName != "" {
-		u.MerchantName = &cfg.merchantName
-	}
-	if cfg.merchantCity != "" {
-		u.MerchantCity = &cfg.merchantCity
-	}
-	if u == (payments.CompanyUpdate{}) {
-		return nil
-	}
-	_, err := svc.UpdateCompany(ctx, u)
-	return err
 }
 
 // defaultBaseURL is the base URL of the links the server hands out when -base-url is not

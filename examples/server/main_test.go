@@ -113,6 +113,7 @@ var appIDLine = regexp.MustCompile(`^App ID: ([A-Za-z0-9+/=]+)\n$`)
 // TestRun starts the server on a new database, uses it over real HTTP, stops it, and
 // starts it again on the same file, as a user would.
 func TestRun(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	db := filepath.Join(t.TempDir(), "payments.db")
 	flags := []string{"-db", db, "-pix-key", "pix@loja.example.com", "-merchant-name", "Loja Exemplo", "-merchant-city", "Sao Paulo"}
@@ -163,6 +164,7 @@ func TestRun(t *testing.T) {
 }
 
 func TestRun_BadFlags(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	var stdout, stderr lockedBuffer
 	err := run(context.Background(), []string{"-nope"}, &stdout, &stderr, nil)
@@ -174,6 +176,7 @@ func TestRun_BadFlags(t *testing.T) {
 // TestRun_AddressInUse: an -addr another process listens on says so, and how to pick
 // another.
 func TestRun_AddressInUse(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	taken, err := net.Listen("tcp", "127.0.0.1:0")
 	is.NoErr(err)
@@ -189,6 +192,7 @@ func TestRun_AddressInUse(t *testing.T) {
 // the QR image is served there without an App ID; the sandbox pays the charge. The tick
 // loop runs every millisecond meanwhile, and stops cleanly with the server.
 func TestRun_Links(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	dir := t.TempDir()
 	srv := start(t, "-db", filepath.Join(dir, "a.db"), "-tick", "1ms")
@@ -223,6 +227,7 @@ func TestRun_Links(t *testing.T) {
 
 // TestCLI_Help: -h prints the flags and exits 0.
 func TestCLI_Help(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	var stdout, stderr lockedBuffer
 	code := cli(context.Background(), []string{"-h"}, &stdout, &stderr)
@@ -235,6 +240,7 @@ func TestCLI_Help(t *testing.T) {
 // TestCLI_BadFlags: every flag is checked before anything is opened or written; a bad one
 // is named on stderr, with exit status 2, and no panic.
 func TestCLI_BadFlags(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for _, tc := range []struct {
 		name string
@@ -306,6 +312,7 @@ func TestCLI_BadFlags(t *testing.T) {
 // active (possible before the last one could no longer be deactivated) starts, and says on
 // stdout that nothing can authenticate and how to fix it.
 func TestRun_NoActiveApplication(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	db := filepath.Join(t.TempDir(), "payments.db")
 	srv := start(t, "-db", db)
@@ -354,6 +361,7 @@ func TestRun_NoActiveApplication(t *testing.T) {
 }
 
 func TestRun_BadTick(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	var stdout, stderr lockedBuffer
 	err := run(context.Background(), []string{"-db", filepath.Join(t.TempDir(), "x.db"), "-tick", "-1s"}, &stdout, &stderr, nil)
@@ -392,6 +400,7 @@ func TestRun_Memory(t *testing.T) {
 // TestRun_IdentityOnRestart: -pix-key and -merchant-* given on a later start apply to new
 // charges.
 func TestRun_IdentityOnRestart(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	db := filepath.Join(t.TempDir(), "payments.db")
 	srv := start(t, "-db", db, "-pix-key", "first@loja.example.com")
@@ -411,6 +420,7 @@ func TestRun_IdentityOnRestart(t *testing.T) {
 // offset the clock route moves; the Service's records follow it (a charge created after a
 // month's advance is dated a month ahead), and without the sandbox the route is 404.
 func TestRun_SandboxClock(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	dir := t.TempDir()
 	srv := start(t, "-db", filepath.Join(dir, "a.db"), "-tick", "0")
@@ -440,6 +450,7 @@ func TestRun_SandboxClock(t *testing.T) {
 // and localhost for a wildcard one, which no browser can open (a charge's
 // paymentLinkUrl was http://[::]:8080/pay/...).
 func TestDefaultBaseURL(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	for addr, want := range map[string]string{
 		"127.0.0.1:8080": "http://127.0.0.1:8080",
@@ -492,6 +503,7 @@ func TestRun_ShutdownCutsLongRequests(t *testing.T) {
 // TestRun_TickWithoutUnit: "-tick 1" is refused with what a duration needs, not the flag
 // package's bare "parse error".
 func TestRun_TickWithoutUnit(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	var stdout, stderr lockedBuffer
 	err := run(context.Background(), []string{"-db", filepath.Join(t.TempDir(), "x.db"), "-tick", "1"}, &stdout, &stderr, nil)

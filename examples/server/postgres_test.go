@@ -105,6 +105,7 @@ func post(method, url, appID, body string) (int, map[string]any) {
 // receiver, and that moving both processes' clocks to the same time generates each
 // subscription period once.
 func TestTwoServers_Postgres(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and runs two server processes")
 	}
@@ -274,6 +275,7 @@ func TestTwoServers_Postgres(t *testing.T) {
 // TestCLI_BadPostgresURL: a -db PostgreSQL URL without a host or a database is a usage
 // error naming -db, before anything is opened.
 func TestCLI_BadPostgresURL(t *testing.T) {
+	t.Parallel()
 	for _, db := range []string{"postgres://", "postgres:///payments", "postgres://127.0.0.1:5432", "postgresql://127.0.0.1/", "postgres://%zz/x"} {
 		t.Run(db, func(t *testing.T) {
 			is := is.New(t)

@@ -100,6 +100,7 @@ func (s pspServer) reconcile(t *testing.T) map[string]any {
 // reconciled), a notification with a wrong secret, a PSP that fails or is down, a token
 // that expires, and payouts confirmed and refused.
 func TestPSP(t *testing.T) {
+	t.Parallel()
 	psp := apipixtest.New(t, apipixtest.Options{})
 	s := startPSP(t, psp, "-psp-withdrawal-key", "tesouraria@empresa.example.com")
 	t.Cleanup(func() {
@@ -256,6 +257,7 @@ func TestPSP(t *testing.T) {
 // TestPSP_NotificationBodies: what the webhook answers to bodies a PSP (or anyone) may
 // send: 400 for a malformed one, 405 for another method, and nothing recorded.
 func TestPSP_NotificationBodies(t *testing.T) {
+	t.Parallel()
 	psp := apipixtest.New(t, apipixtest.Options{})
 	s := startPSP(t, psp)
 	url := s.base + "/psp/webhook/pix?hmac=" + pspWebhookSecret
@@ -295,6 +297,7 @@ func TestPSP_NotificationBodies(t *testing.T) {
 // the order is settled from what the PSP says, and the PSP got one send only: the
 // payout's money left once.
 func TestPSP_CrashBetweenSendAndAnswer(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and kills a server process")
 	}
@@ -379,6 +382,7 @@ func TestPSP_SecretFromTheEnvironment(t *testing.T) {
 // TestPSP_AnySecret: the webhook secret travels escaped in the URL the PSP calls, so any
 // printable one works, short ones (with a warning) and ones with URL characters included.
 func TestPSP_AnySecret(t *testing.T) {
+	t.Parallel()
 	for _, secret := range []string{"W", "a&b=c?d/e%f#g+h"} {
 		t.Run(secret, func(t *testing.T) {
 			is := is.New(t)

@@ -20,6 +20,7 @@ import (
 // same file, the server delivers every event: the receiver, which dedupes by webhook-id,
 // has all 50, and the one the kill cut off came twice (at least once, never lost).
 func TestCrash_WebhooksRedelivered(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and kills a server process")
 	}

@@ -12,6 +12,7 @@ import (
 // TestOversizedHeaders: headers over the handler's limit, though under net/http's, are
 // answered 431 in JSON over real HTTP, not net/http's plain text.
 func TestOversizedHeaders(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	srv := start(t, "-db", t.TempDir()+"/payments.db")
 	req, err := http.NewRequest("GET", srv.base+"/api/v1/customer", nil)

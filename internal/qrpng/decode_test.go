@@ -2,6 +2,7 @@ package qrpng
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/matryer/is"
@@ -17,8 +18,14 @@ func decodeQR(t *testing.T, b []byte, pure bool) (string, error) {
 
 func TestRenderer_PNG_Decode(t *testing.T) {
 	r := New(0)
+	longest := slices.MaxFunc(payloads, func(a, b string) int { return len(a) - len(b) })
 	for _, content := range payloads {
 		for _, size := range sizes {
+			if size > 2048 && content != longest {
+				// The modules are the same at every size: one 4096 px scan (the densest
+				// code) shows the largest images read. Each costs 2.4 s under -race.
+				continue
+			}
 			t.Run(fmt.Sprintf("len=%d/size=%d", len(content), size), func(t *testing.T) {
 				t.Parallel()
 				is := is.New(t)

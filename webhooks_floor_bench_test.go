@@ -1,0 +1,254 @@
+package payments_test
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/rsa"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"runtime/pprof"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/pixfoundry/payments"
+	"github.com/pixfoundry/payments/httpadapter"
+	"github.com/pixfoundry/payments/store/bolt"
+	"github.com/pixfoundry/payments/webhook"
+)
+
+// floorCharges is how many charges BenchmarkWebhookDeliveryFloor pays, and so how many
+// deliveries it times.
+const floorCharges = 2000
+
+// floorSigners is how many goroutines sign at once for the signing floor: the machine
+// the benchmark is written for has two cores.
+const floorSigners = 2
+
+// BenchmarkWebhookDeliveryFloor: webhook deliveries against the signing floor, in one run.
+// On a bolt store (durable, as deployed) with the sandbox rail, one webhook on
+// CHARGE_COMPLETED sent by httpadapter.NewWebhookSender to a loopback receiver that
+// answers 200 at once. floorCharges charges are created and paid through the sandbox with
+// the timer stopped; then ServeWebhooks runs, as Service.Run runs it, and the timer runs
+// until the receiver has had every delivery, each attempt is recorded and the outbox lag
+// is 0. Every delivery needs an RSA-2048 signature of its own body, so the signing floor
+// is what the same webhook.Signer signs per second on floorSigners goroutines, bodies of
+// the size delivered, each body new (no cached signature).
+//
+// Metrics: deliveries/s; cpu-µs/delivery (the process's user+system CPU over the timed
+// part, receiver included); commits/delivery (bolt group commits); floor-sig/s and
+// cpu-µs/sig for the floor; ratio, deliveries/s over floor-sig/s.
+func BenchmarkWebhookDeliveryFloor(b *testing.B) {
+	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var delivered, floor, cpuDelivery, cpuSig, commits float64
+	b.StopTimer()
+	for range b.N {
+		r := runDeliveryFloor(b, key)
+		delivered += r.perSec
+		cpuDelivery += r.cpuPer
+		commits += r.commitsPer
+		fs, fc := signingFloor(b, key, r.bodySize)
+		floor += fs
+		cpuSig += fc
+	}
+	n := float64(b.N)
+	b.ReportMetric(delivered/n, "deliveries/s")
+	b.ReportMetric(cpuDelivery/n, "cpu-µs/delivery")
+	b.ReportMetric(commits/n, "commits/delivery")
+	b.ReportMetric(floor/n, "floor-sig/s")
+	b.ReportMetric(cpuSig/n, "cpu-µs/sig")
+	b.ReportMetric(delivered/floor, "ratio")
+}
+
+// floorRun is what one delivery run measured.
+type floorRun struct {
+	perSec, cpuPer, commitsPer float64
+	bodySize                   int
+}
+
+// runDeliveryFloor sets up the store, webhook and paid charges with the timer stopped,
+// then times ServeWebhooks delivering them all.
+func runDeliveryFloor(b *testing.B, key *rsa.PrivateKey) floorRun {
+	b.Helper()
+	var seen atomic.Int64
+	var bodySize atomic.Int64
+	all := make(chan struct{})
+	rcv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n, _ := io.Copy(io.Discard, r.Body)
+		if r.Header.Get(webhook.HeaderID) == "" || r.Header.Get(webhook.HeaderRSA) == "" {
+			w.WriteHeader(http.StatusBadRequest)
+			return
+		}
+		if strings.HasPrefix(r.Header.Get(webhook.HeaderID), "test_") {
+			return // CreateWebhook's test call
+		}
+		bodySize.Store(n)
+		if seen.Add(1) == floorCharges {
+			close(all)
+		}
+	}))
+	defer rcv.Close()
+
+	var commits commitTotals
+	committed := make(chan struct{}, 1)
+	st, err := bolt.OpenWith(filepath.Join(b.TempDir(), "payments.db"), bolt.Options{OnCommit: func(ci bolt.CommitInfo) {
+		commits.add(ci)
+		select {
+		case committed <- struct{}{}:
+		default:
+		}
+	}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	var attempts atomic.Int64
+	svc, err := payments.New(st, payments.Options{Rail: payments.NewSandboxRail(nil, 0), WebhookSigningKey: key,
+		WebhookSender: httpadapter.NewWebhookSender(httpadapter.WebhookSenderOptions{AllowPrivate: true}),
+		OnWebhookAttempt: func(a payments.WebhookAttempt) {
+			if a.Outcome != "delivered" {
+				b.Errorf("attempt of event %d: %s %s", a.Seq, a.Outcome, a.Error)
+			}
+			attempts.Add(1)
+		}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := svc.CreateWebhook(ctx, payments.CreateWebhookParams{Name: "floor", URL: rcv.URL, Event: svc.EventName(payments.EventChargeCompleted)}); err != nil {
+		b.Fatal(err)
+	}
+	for i := range floorCharges {
+		c, err := svc.CreateCharge(ctx, payments.CreateChargeParams{CorrelationID: fmt.Sprint("floor-", i), Value: 1990})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, _, err := svc.ReceiveChargePix(ctx, c.CorrelationID, payments.ReceivePixParams{EndToEndID: svc.NewSandboxEndToEndID(),
+			Payer: &payments.Payer{Name: "Pagador Sandbox", TaxID: "52998224725"}}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if lag, err := svc.OutboxLag(ctx); err != nil || lag.Webhooks != 1 {
+		b.Fatalf("before delivery: lag %+v, %v; want the webhook owed", lag, err)
+	}
+
+	before := commits.get()
+	cpu0 := processCPU(b)
+	serveCtx, stop := context.WithCancel(ctx)
+	served := make(chan struct{})
+	stopProfile := profileDeliveries(b)
+	start := time.Now()
+	b.StartTimer()
+	go func() {
+		defer close(served)
+		svc.ServeWebhooks(serveCtx, payments.DefaultWebhookPoll)
+	}()
+	<-all
+	for { // every attempt recorded, and the cursor past the events after the last one
+		if attempts.Load() >= floorCharges {
+			lag, err := svc.OutboxLag(ctx)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if lag.Events == 0 {
+				break
+			}
+		}
+		<-committed
+	}
+	took := time.Since(start)
+	b.StopTimer()
+	cpu := processCPU(b) - cpu0
+	stopProfile()
+	after := commits.get()
+	stop()
+	<-served
+	if n := seen.Load(); n != floorCharges {
+		b.Fatalf("receiver saw %d deliveries, want %d", n, floorCharges)
+	}
+	return floorRun{perSec: floorCharges / took.Seconds(), cpuPer: micros(cpu) / floorCharges,
+		commitsPer: float64(after.commits-before.commits) / floorCharges, bodySize: int(bodySize.Load())}
+}
+
+// signingFloor is how many deliveries of size-byte bodies key's webhook.Signer signs per
+// second on floorSigners goroutines, each body new, and the CPU per signature.
+func signingFloor(b *testing.B, key *rsa.PrivateKey, size int) (perSec, cpuPer float64) {
+	b.Helper()
+	signer := webhook.NewSigner(key, 0)
+	bodies := make([][]byte, floorCharges)
+	for i := range bodies {
+		body := make([]byte, size)
+		for j := range body {
+			body[j] = 'a' + byte(j%26)
+		}
+		copy(body, fmt.Sprintf(`{"n":%d}`, i)) // each body differs
+		bodies[i] = body
+	}
+	var next atomic.Int64
+	errs := make([]error, floorSigners)
+	var wg sync.WaitGroup
+	cpu0 := processCPU(b)
+	start := time.Now()
+	for g := range floorSigners {
+		wg.Go(func() {
+			for i := next.Add(1) - 1; i < floorCharges; i = next.Add(1) - 1 {
+				_, err := signer.Headers(webhook.Delivery{ID: fmt.Sprint("msg_", i), At: start, Secret: "whsec_c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0", Body: bodies[i]})
+				if err != nil {
+					errs[g] = err
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	took := time.Since(start)
+	cpu := processCPU(b) - cpu0
+	for _, err := range errs {
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	if n := signer.RSASignatures(); n != floorCharges {
+		b.Fatalf("signer made %d RSA signatures, want %d (one per body)", n, floorCharges)
+	}
+	return floorCharges / took.Seconds(), micros(cpu) / floorCharges
+}
+
+// floorProfileEnv names a file to which BenchmarkWebhookDeliveryFloor writes a CPU profile
+// of its first timed delivery part alone (run without -cpuprofile, which profiles the
+// setup and the floor as well).
+const floorProfileEnv = "WEBHOOK_FLOOR_CPUPROFILE"
+
+var floorProfiled atomic.Bool
+
+// profileDeliveries starts the CPU profile floorProfileEnv asks for, once per process,
+// and returns what stops it.
+func profileDeliveries(b *testing.B) (stop func()) {
+	path := os.Getenv(floorProfileEnv)
+	if path == "" || !floorProfiled.CompareAndSwap(false, true) {
+		return func() {}
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil { // -cpuprofile profiles already
+		b.Logf("%s: %v", floorProfileEnv, err)
+		f.Close()
+		return func() {}
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		if err := f.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
