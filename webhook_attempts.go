@@ -1,9 +1,11 @@
 package payments
 
 import (
+	"bytes"
 	"context"
 	"net/http"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/pixfoundry/payments/store"
@@ -31,8 +33,9 @@ type webhookStepResult struct {
 // The webhook's delivery state (webhookRecord) is a window over its company's outbox:
 // every event up to Cursor is handled; the events of its name in (Cursor, Scanned] not yet
 // handled are Open, each with its failures and the time it is due (a retry later on, or
-// now: sent, or being sent, and not recorded). A claim takes the Open events due first,
-// then new events after Scanned while fewer than Options.WebhookInFlight are Open and
+// now: claimed, sent or being sent, and not recorded). A claim takes the Open events due
+// first, then new events after Scanned while fewer than Options.WebhookInFlight (twice
+// that when the run claims ahead, webhookCore.claimAhead) are Open and
 // none of them has failed: while one of a webhook's events waits for a retry, its later
 // events wait too. A crash (kill -9) between a send and its record leaves the event Open
 // and due, so it is sent again: at least once.
@@ -79,6 +82,7 @@ func (s *Service) webhookStep(ctx context.Context, id string, run *webhookRun, s
 		if err := t.settleSends(&rec, sends, &res); err != nil {
 			return err
 		}
+		unclaimWebhookEvents(&rec, run.unclaim)
 		if rec.IsActive && room > 0 {
 			if err := t.claimWebhookEvents(&rec, run, room, &res); err != nil {
 				return err
@@ -197,6 +201,21 @@ func (t *txn) settleSend(rec *webhookRecord, sd webhookSend) (*WebhookAttempt, e
 	return &a, nil
 }
 
+// unclaimWebhookEvents gives back the events seqs of rec, claimed ahead and never sent:
+// those never attempted leave Open, and the scan goes back to the first of them, so that
+// they are claimed again in order once the events before them are handled; those that
+// have failed before stay Open, due as they were.
+func unclaimWebhookEvents(rec *webhookRecord, seqs []uint64) {
+	for _, seq := range seqs {
+		i := slices.IndexFunc(rec.Open, func(o openEvent) bool { return o.Seq == seq })
+		if i < 0 || rec.Open[i].Failures > 0 {
+			continue
+		}
+		rec.Open = slices.Delete(rec.Open, i, i+1)
+		rec.Scanned = min(rec.Scanned, seq-1)
+	}
+}
+
 // claimWebhookEvents claims up to room of rec's events for run: first its Open events
 // that are due and not in flight, oldest first, then, while none of them has failed and
 // fewer than the window allows are Open, new events after Scanned with the webhook's
@@ -216,7 +235,8 @@ func (t *txn) claimWebhookEvents(rec *webhookRecord, run *webhookRun, room int, 
 		res.claimed = append(res.claimed, ev)
 		room--
 	}
-	if room == 0 || rec.retrying() || len(rec.Open) >= t.svc.core.webhooks.inFlight {
+	limit := t.svc.core.webhooks.inFlight * t.svc.core.webhooks.claimAhead() // Open events at most
+	if room == 0 || rec.retrying() || len(rec.Open) >= limit {
 		return nil
 	}
 	failures := rec.Failures // a record stored before the window: the failures of the event after its cursor
@@ -227,9 +247,13 @@ func (t *txn) claimWebhookEvents(rec *webhookRecord, run *webhookRun, room int, 
 	}
 	full := false
 	for _, r := range p.Records {
-		if room == 0 || len(rec.Open) >= t.svc.core.webhooks.inFlight {
+		if room == 0 || len(rec.Open) >= limit {
 			full = true
 			break
+		}
+		if seq, name, ok := eventHead(r.Data); ok && string(name) != rec.Event {
+			scanned = seq // another name: passed over without decoding its payload
+			continue
 		}
 		var e Event
 		if err := decode(r, &e); err != nil {
@@ -247,6 +271,33 @@ func (t *txn) claimWebhookEvents(rec *webhookRecord, run *webhookRun, room int, 
 	rec.Scanned = scanned
 	res.more = !full && len(p.Records) == webhookScan && len(res.claimed) == 0
 	return nil
+}
+
+// eventHead reads the seq and name at the start of an event's stored form, as eventJSON
+// writes it ({"seq":N,"event":"NAME",...), without reading its payload; ok is false when
+// b does not start that way (a store that keeps JSON in its own form, or a name with
+// escapes), and then the caller decodes the whole event.
+func eventHead(b []byte) (seq uint64, name []byte, ok bool) {
+	rest, ok := bytes.CutPrefix(b, []byte(`{"seq":`))
+	if !ok {
+		return 0, nil, false
+	}
+	n := 0
+	for n < len(rest) && rest[n] >= '0' && rest[n] <= '9' {
+		n++
+	}
+	seq, err := strconv.ParseUint(string(rest[:n]), 10, 64)
+	if err != nil {
+		return 0, nil, false
+	}
+	if rest, ok = bytes.CutPrefix(rest[n:], []byte(`,"event":"`)); !ok {
+		return 0, nil, false
+	}
+	end := bytes.IndexByte(rest, '"')
+	if end < 0 || bytes.IndexByte(rest[:end], '\\') >= 0 {
+		return 0, nil, false
+	}
+	return seq, rest[:end], true
 }
 
 // webhookBackoff is the wait after the n-th failure of an event: 10 s × 2^(n-1), or the

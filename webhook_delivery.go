@@ -263,27 +263,52 @@ var errNoSender = errors.New("no WebhookSender")
 // (webhookPerPass) is sent or ctx ends, several at once: a window of events in flight that
 // starts at one, grows by one with each delivery up to Options.WebhookInFlight, and falls
 // back to one after a failure, so that a receiver that has been failing or idle is not
-// sent a burst. Each send that ends is recorded by the next step (webhookStep), with the
+// sent a burst. Each send that ends is recorded by a later step (webhookStep), with the
 // others that ended meanwhile, in one transaction that also claims the next events: the
-// outcomes of several deliveries share one commit. When ctx ends, the sends in flight
-// stop unrecorded, their events owed still (sent again later).
+// outcomes of several deliveries share one commit.
+//
+// A step records once at least as many sends have ended as are still being sent, so that
+// a commit carries about half the window while the other half goes on signing and
+// sending. Without leases (one process owns the store) a step also claims ahead: up to
+// twice the window is claimed, and a claimed event waits in the run's queue for a send to
+// end, so the next send starts at once, not after the commit that records the last one.
+// Claimed events are Open: a crash, or ctx ending, leaves them owed, sent by a later
+// pass, the sends in flight stopping unrecorded.
 func (s *Service) deliverWebhook(ctx context.Context, id string) error {
 	wc := s.core.webhooks
 	run := &webhookRun{flying: map[uint64]bool{}, window: 1}
-	results := make(chan webhookSend, wc.inFlight) // never more in flight than that: sends never block
+	results := make(chan webhookSend, wc.inFlight*wc.claimAhead()) // never more claimed than that: sends never block
 	var wg sync.WaitGroup
 	defer wg.Wait()
-	var ended []webhookSend
-	var own error // the Service's own failure before a send: claim no more, and say so
+	var ended, queue []webhookSend // sends that ended unrecorded; events claimed and waiting to be sent
+	var hook Webhook               // as the last step read it
+	sending := 0
+	var own error    // the Service's own failure before a send: claim no more, and say so
+	drop := func() { // the queued events are not sent by this run
+		for _, q := range queue {
+			delete(run.flying, q.ev.Seq)
+		}
+		queue = nil
+	}
 	take := func(r webhookSend) {
 		delete(run.flying, r.ev.Seq)
-		if r.own != nil {
+		sending--
+		switch {
+		case r.own != nil:
 			own = cmp.Or(own, r.own)
 			return // not an attempt: the event stays owed, due at once
+		case r.failure == "":
+			run.window = min(run.window+1, wc.inFlight)
+		default:
+			run.window = 1
+			for _, q := range queue { // the later events wait behind it: given back at the next step
+				run.unclaim = append(run.unclaim, q.ev.Seq)
+			}
+			drop()
 		}
 		ended = append(ended, r)
 	}
-	stop := false // claim nothing more
+	stop, dry := false, false // claim nothing more; the last claim found fewer events than it had room for
 	for {
 		for more := true; more; { // what ended meanwhile goes into this step
 			select {
@@ -296,41 +321,62 @@ func (s *Service) deliverWebhook(ctx context.Context, id string) error {
 		if ctx.Err() != nil {
 			return nil // stopping: not recorded, so sent again by a later pass
 		}
+		if own != nil {
+			drop()
+		}
+		for len(queue) > 0 && sending < run.window {
+			ev, w := queue[0].ev, hook
+			queue = queue[1:]
+			sending++
+			wg.Go(func() { results <- s.sendEvent(ctx, w, ev) })
+		}
 		room := 0
 		if !stop && own == nil {
-			room = min(run.window-len(run.flying), webhookPerPass-run.sent)
+			room = min(run.window*wc.claimAhead()-len(run.flying), webhookPerPass-run.sent)
 		}
-		if len(ended) == 0 && room <= 0 && len(run.flying) > 0 {
-			select { // nothing to record or claim: wait for a send to end
+		step := len(run.flying) == 0 || // nothing out: record the rest, claim, or end
+			len(ended) > 0 && len(ended) >= sending || // half the sends out have ended
+			len(queue) == 0 && room > 0 && !dry // nothing to send next: claim
+		if !step {
+			select { // wait for a send to end
 			case r := <-results:
 				take(r)
 			case <-ctx.Done():
 			}
 			continue
 		}
-		step, err := s.webhookStep(ctx, id, run, ended, max(room, 0))
+		res, err := s.webhookStep(ctx, id, run, ended, max(room, 0))
 		ended = ended[:0]
 		if err != nil {
 			return err // what ended unrecorded is owed still: sent again
 		}
-		for _, a := range step.recorded {
-			if a.Outcome == "delivered" {
-				run.window = min(run.window+1, wc.inFlight)
-			} else {
-				run.window = 1
-			}
+		run.unclaim = run.unclaim[:0]
+		if res.stop {
+			stop = true
+			drop() // Open and owed: a later pass sends them
 		}
-		stop = stop || step.stop
-		for _, ev := range step.claimed {
+		dry = len(res.claimed) < room && !res.more
+		hook = res.hook
+		for _, ev := range res.claimed {
 			run.flying[ev.Seq] = true
 			run.sent++
-			w := step.hook
-			wg.Go(func() { results <- s.sendEvent(ctx, w, ev) })
+			queue = append(queue, webhookSend{ev: ev})
 		}
-		if len(run.flying) == 0 && len(step.claimed) == 0 && !step.more {
+		if len(run.flying) == 0 && len(res.claimed) == 0 && !res.more {
 			return own
 		}
 	}
+}
+
+// claimAhead is how many windows of events a run may hold claimed: 2, events claimed
+// ahead waiting for a send to end, when one process owns the store and events go several
+// at once; else 1. With leases a queued event could start after the lease renewed by its
+// claim ran out, so a run claims only what it sends at once.
+func (w *webhookCore) claimAhead() int {
+	if w.lease > 0 || w.inFlight <= 1 {
+		return 1
+	}
+	return 2
 }
 
 // webhookRun is one pass's delivery to one webhook (deliverWebhook).
@@ -340,6 +386,9 @@ type webhookRun struct {
 	flying map[uint64]bool // the events being sent, by seq
 	window int             // how many may be in flight now
 	sent   int             // events claimed so far
+	// unclaim lists events claimed ahead and not sent, which the next step gives back (see
+	// unclaimWebhookEvents): a send failed, and the events after it wait behind it.
+	unclaim []uint64
 }
 
 // webhookSend is one send of an event and what came of it.

@@ -42,20 +42,22 @@ const floorSigners = 2
 // the size delivered, each body new (no cached signature).
 //
 // Metrics: deliveries/s; cpu-µs/delivery (the process's user+system CPU over the timed
-// part, receiver included); commits/delivery (bolt group commits); floor-sig/s and
+// part, receiver included); commits/delivery (bolt group commits); write-µs/commit (the
+// time a commit spends writing and syncing its pages, wall clock); floor-sig/s and
 // cpu-µs/sig for the floor; ratio, deliveries/s over floor-sig/s.
 func BenchmarkWebhookDeliveryFloor(b *testing.B) {
 	key, err := rsa.GenerateKey(rand.Reader, 2048)
 	if err != nil {
 		b.Fatal(err)
 	}
-	var delivered, floor, cpuDelivery, cpuSig, commits float64
+	var delivered, floor, cpuDelivery, cpuSig, commits, writeUs float64
 	b.StopTimer()
 	for range b.N {
 		r := runDeliveryFloor(b, key)
 		delivered += r.perSec
 		cpuDelivery += r.cpuPer
 		commits += r.commitsPer
+		writeUs += r.writePer
 		fs, fc := signingFloor(b, key, r.bodySize)
 		floor += fs
 		cpuSig += fc
@@ -64,6 +66,7 @@ func BenchmarkWebhookDeliveryFloor(b *testing.B) {
 	b.ReportMetric(delivered/n, "deliveries/s")
 	b.ReportMetric(cpuDelivery/n, "cpu-µs/delivery")
 	b.ReportMetric(commits/n, "commits/delivery")
+	b.ReportMetric(writeUs/n, "write-µs/commit")
 	b.ReportMetric(floor/n, "floor-sig/s")
 	b.ReportMetric(cpuSig/n, "cpu-µs/sig")
 	b.ReportMetric(delivered/floor, "ratio")
@@ -72,6 +75,7 @@ func BenchmarkWebhookDeliveryFloor(b *testing.B) {
 // floorRun is what one delivery run measured.
 type floorRun struct {
 	perSec, cpuPer, commitsPer float64
+	writePer                   float64 // µs a commit spent writing and syncing, on average
 	bodySize                   int
 }
 
@@ -174,8 +178,10 @@ func runDeliveryFloor(b *testing.B, key *rsa.PrivateKey) floorRun {
 	if n := seen.Load(); n != floorCharges {
 		b.Fatalf("receiver saw %d deliveries, want %d", n, floorCharges)
 	}
+	n := after.commits - before.commits
 	return floorRun{perSec: floorCharges / took.Seconds(), cpuPer: micros(cpu) / floorCharges,
-		commitsPer: float64(after.commits-before.commits) / floorCharges, bodySize: int(bodySize.Load())}
+		commitsPer: float64(n) / floorCharges, writePer: micros(after.write-before.write) / float64(max(n, 1)),
+		bodySize: int(bodySize.Load())}
 }
 
 // signingFloor is how many deliveries of size-byte bodies key's webhook.Signer signs per
