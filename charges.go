@@ -244,34 +244,35 @@ func (t *txn) createCharge(p CreateChargeParams) (Charge, error) {
 	}
 	c, ok := t.preparedCharge(p)
 	pr := p.prep
-	if !ok || p.Customer != nil {
+	if ok && pr.data != nil && p.Customer == nil && p.issued == nil {
+		c = pr.stored // what the steps below make of pr's charge, built with p.customer
+	} else {
 		pr = nil // built here, or its customer linked here: encoded here
-	}
-	if !ok {
-		if c, err = t.buildCharge(corr, p); err != nil {
-			return Charge{}, err
+		if !ok {
+			if c, err = t.buildCharge(corr, p); err != nil {
+				return Charge{}, err
+			}
 		}
-	}
-	if p.issued != nil {
-		if p.issued.TxID != c.TransactionID {
-			return Charge{}, internal(fmt.Errorf("the bank registered txid %s for charge %s", p.issued.TxID, c.TransactionID))
+		if p.issued != nil {
+			if p.issued.TxID != c.TransactionID {
+				return Charge{}, internal(fmt.Errorf("the bank registered txid %s for charge %s", p.issued.TxID, c.TransactionID))
+			}
+			c.BRCode = p.issued.BRCode // the bank's dynamic code
 		}
-		c.BRCode = p.issued.BRCode // the bank's dynamic code
-	}
-	if p.Customer != nil {
-		cust, err := t.linkCustomer(*p.Customer)
-		if err != nil {
-			return Charge{}, err
+		if p.Customer != nil {
+			cust, err := t.linkCustomer(*p.Customer)
+			if err != nil {
+				return Charge{}, err
+			}
+			c.Customer = &cust
 		}
-		c.Customer = &cust
-	}
-	if p.customer != nil {
-		cust := *p.customer
-		c.Customer = &cust
+		if p.customer != nil {
+			cust := *p.customer
+			c.Customer = &cust
+		}
 	}
 	// Stored without what present derives (links, paymentMethods): reads, far more
 	// frequent than creates, decode less.
-	pr = pr.of(c)
 	if err := t.insertCharge(c, pr); err != nil { // and its payment link
 		if ErrorCode(err) == ECONFLICT && ErrorField(err) == "correlationID" {
 			return Charge{}, conflict("correlationID", "a charge with correlationID %q already exists", corr)
@@ -285,7 +286,7 @@ func (t *txn) createCharge(p CreateChargeParams) (Charge, error) {
 		return Charge{}, err
 	}
 	t.present(&c)
-	return c, t.emitChargePrepared(EventChargeCreated, c, pr)
+	return c, t.emitChargeCreated(c, pr)
 }
 
 // buildCharge validates p and makes the charge with its identifiers and BR Code.

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	gojson "github.com/goccy/go-json"
+
 	"github.com/pixfoundry/payments/brcode"
 	"github.com/pixfoundry/payments/internal/wiretime"
 	"github.com/pixfoundry/payments/store"
@@ -107,7 +109,7 @@ func payloadPix(data []byte) (string, error) {
 			EndToEndID string `json:"endToEndId"`
 		} `json:"pix"`
 	}
-	if err := json.Unmarshal(data, &body); err != nil || body.Pix == nil {
+	if err := gojson.Unmarshal(data, &body); err != nil || body.Pix == nil { // goccy, as decode: every delivery of such an event reads it
 		return "", err
 	}
 	return body.Pix.EndToEndID, nil
@@ -171,20 +173,44 @@ func (t *txn) emit(name string, payload any) error {
 
 // emitJSON appends an event whose payload is already encoded.
 func (t *txn) emitJSON(name string, data []byte) error {
+	ev, err := encodeEvent(t.svc.EventName(name), t.now, data)
+	if err != nil {
+		return err
+	}
+	return t.emitEncoded(ev)
+}
+
+// encodedEvent is an event encoded but for its sequence number, which only the transaction
+// that appends it can draw: what emitJSON does outside Next, done once, so that a charge's
+// CHARGE_CREATED can be encoded before its transaction (chargePrep.event).
+type encodedEvent struct {
+	full   string // the full name (EventName)
+	tail   []byte // the stored form after {"seq":N (eventTail)
+	sortAt []byte // eventTimeSort's part before the sequence number
+}
+
+func encodeEvent(full string, at time.Time, data []byte) (encodedEvent, error) {
+	tail, err := eventTail(full, at, data)
+	if err != nil {
+		return encodedEvent{}, err
+	}
+	return encodedEvent{full: full, tail: tail, sortAt: appendEventTime(nil, at)}, nil
+}
+
+// emitEncoded appends ev to the company's outbox, numbered.
+func (t *txn) emitEncoded(ev encodedEvent) error {
 	seq, err := t.tx.Next(collEvents, t.company, "seq")
 	if err != nil {
 		return err
 	}
 	id := seqID(seq)
-	b, err := eventJSON(seq, t.svc.EventName(name), t.now, data)
-	if err != nil {
-		return err
-	}
-	ix := []store.Index{{Name: indexAll, Sort: id}, {Name: eventNameIndex(t.svc.EventName(name)), Sort: eventTimeSort(t.now, seq)}}
+	b := eventJSON(seq, ev.tail)
+	sort := string(appendSeq(append(make([]byte, 0, len(ev.sortAt)+seqDigits), ev.sortAt...), seq))
+	ix := []store.Index{{Name: indexAll, Sort: id}, {Name: eventNameIndex(ev.full), Sort: sort}}
 	if err := t.tx.Insert(collEvents, t.company, store.Record{ID: id, Data: b, Indexes: ix}); err != nil {
 		return err
 	}
-	return t.wakeWebhooks(t.svc.EventName(name))
+	return t.wakeWebhooks(ev.full)
 }
 
 // eventNameIndex lists the events of one name (full, with the vendor prefix) by time and
@@ -192,15 +218,28 @@ func (t *txn) emitJSON(name string, data []byte) error {
 func eventNameIndex(name string) string { return "name:" + name }
 
 func eventTimeSort(at time.Time, seq uint64) string {
-	b := at.UTC().AppendFormat(make([]byte, 0, len(sortTimeLayout)+1+seqDigits), sortTimeLayout)
-	return string(appendSeq(append(b, '|'), seq))
+	return string(appendSeq(appendEventTime(make([]byte, 0, len(sortTimeLayout)+1+seqDigits), at), seq))
+}
+
+// appendEventTime appends eventTimeSort's part before the sequence number.
+func appendEventTime(b []byte, at time.Time) []byte {
+	return append(at.UTC().AppendFormat(b, sortTimeLayout), '|')
 }
 
 // eventJSON is the stored form of an Event, written out directly: marshalling an Event
-// would scan data, already valid JSON, a second time. The payload, a JSON object, gets
-// "event": name as its first key, as the body a webhook POSTs carries it, and its times
-// three fraction digits (wiretime.Fix), as the real API sends them.
-func eventJSON(seq uint64, name string, at time.Time, data []byte) ([]byte, error) {
+// would scan its payload, already valid JSON, a second time. It is {"seq":seq followed by
+// tail (eventTail), which holds the rest.
+func eventJSON(seq uint64, tail []byte) []byte {
+	b := append(make([]byte, 0, len(`{"seq":`)+seqDigits+len(tail)), `{"seq":`...)
+	b = strconv.AppendUint(b, seq, 10)
+	return append(b, tail...)
+}
+
+// eventTail is eventJSON after {"seq":N: the name, the time and the payload data. The
+// payload, a JSON object, gets "event": name as its first key, as the body a webhook POSTs
+// carries it, and its times three fraction digits (wiretime.Fix), as the real API sends
+// them.
+func eventTail(name string, at time.Time, data []byte) ([]byte, error) {
 	if len(data) < 2 || data[0] != '{' {
 		return nil, fmt.Errorf("event %s: the payload is not a JSON object", name)
 	}
@@ -208,20 +247,45 @@ func eventJSON(seq uint64, name string, at time.Time, data []byte) ([]byte, erro
 	if err != nil {
 		return nil, err
 	}
-	b := make([]byte, 0, len(data)+2*len(qname)+90)
-	b = append(b, `{"seq":`...)
-	b = strconv.AppendUint(b, seq, 10)
-	b = append(b, `,"event":`...)
-	b = append(b, qname...)
-	b = append(b, `,"time":`...)
-	b = wiretime.Append(b, at.UTC())
-	b = append(b, `,"data":{"event":`...)
-	b = append(b, qname...)
+	b := appendEventHead(make([]byte, 0, len(data)+2*len(qname)+70), qname, at)
 	if rest := bytes.TrimSpace(data[1:]); len(rest) > 0 && rest[0] != '}' {
 		b = append(b, ',')
 	}
 	b = append(b, wiretime.Fix(data)[1:]...) // times with three fraction digits, as on the wire
 	return append(b, '}'), nil
+}
+
+// appendEventHead appends eventTail's part before the payload's own keys: the name, the
+// time and the payload's opening with "event" (qname is the name, quoted).
+func appendEventHead(b, qname []byte, at time.Time) []byte {
+	b = append(b, `,"event":`...)
+	b = append(b, qname...)
+	b = append(b, `,"time":`...)
+	b = wiretime.Append(b, at.UTC())
+	b = append(b, `,"data":{"event":`...)
+	return append(b, qname...)
+}
+
+// encodeEventOf is encodeEvent of a payload that writes its own JSON, written straight
+// into the event's tail: no buffer of its own, no copy, and no wiretime.Fix pass, which
+// would leave it as it is (appendTime writes every time as Fix writes it).
+func encodeEventOf(full string, at time.Time, payload jsonAppender) (encodedEvent, error) {
+	qname, err := json.Marshal(full)
+	if err != nil {
+		return encodedEvent{}, err
+	}
+	b := appendEventHead(make([]byte, 0, 2560), qname, at)
+	p := len(b)
+	b = payload.appendJSON(b)
+	if len(b)-p < 2 || b[p] != '{' {
+		return encodedEvent{}, fmt.Errorf("event %s: the payload is not a JSON object", full)
+	}
+	if b[p+1] == '}' {
+		b[p], b = '}', b[:p+1] // {}: only "event", then the object's close
+	} else {
+		b[p] = ',' // the payload's keys after "event"
+	}
+	return encodedEvent{full: full, tail: append(b, '}'), sortAt: appendEventTime(nil, at)}, nil
 }
 
 // seqID formats a sequence number so that bytewise order is numeric order: seqDigits

@@ -38,9 +38,9 @@ type chargePrep struct {
 	indexes []store.Index
 	link    store.Record // its paymentlinks record (chargeLinkRecord)
 
-	owner   eventCompany // the company and account the payload shows
+	owner   eventCompany // the company and account the event shows
 	account Account
-	payload []byte // the CHARGE_CREATED payload, of stored as presented at now
+	event   *encodedEvent // its CHARGE_CREATED, of stored as presented at now
 }
 
 // prepareCharge builds p's charge from the records it reads, at now, with p's ids, and, unless
@@ -66,7 +66,7 @@ func (s *Service) prepareCharge(ctx context.Context, now time.Time, p CreateChar
 		prep = (&txn{svc: s, tx: rec, company: s.company, now: now}).prepareCharge(p)
 		return nil
 	})
-	if prep != nil && prep.payload != nil && !rec.spoiled {
+	if prep != nil && prep.event != nil && !rec.spoiled {
 		s.core.reads.put(s.company, rec.set)
 	}
 	return prep
@@ -113,11 +113,11 @@ func (t *txn) prepareCharge(p CreateChargeParams) *chargePrep {
 		return prep // its payload carries the subscription, read in the transaction (emitCharge)
 	}
 	ev := chargeEvent{Charge: c, Company: co.eventRef(), Account: acct}
-	if prep.payload, err = marshal(ev); err != nil {
-		prep.payload = nil
+	e, err := encodeEventOf(t.svc.EventName(EventChargeCreated), t.now, ev)
+	if err != nil {
 		return prep
 	}
-	prep.owner, prep.account = *ev.Company, *acct
+	prep.event, prep.owner, prep.account = &e, *ev.Company, *acct
 	return prep
 }
 
@@ -198,21 +198,9 @@ func (t *txn) preparedCharge(p CreateChargeParams) (Charge, bool) {
 	return pr.charge, true
 }
 
-// of returns pr if its encoding is of the charge c as it is to be stored, else nil.
-// createCharge asks only when c is pr's charge (preparedCharge) with the customer
-// prepareCharge gave it (p.customer), so c equals pr.stored by construction; the deep
-// comparison is the guard that keeps a mistake in that reasoning from storing a wrong
-// record. Presented at the same time (preparedCharge checks it), c is then what the
-// payload shows.
-func (pr *chargePrep) of(c Charge) *chargePrep {
-	if pr == nil || pr.data == nil || !reflect.DeepEqual(c, pr.stored) {
-		return nil
-	}
-	return pr
-}
-
 // insertCharge stores a new charge c and its paymentlinks record (see collPaymentLinks),
-// with pr's encodings, keys and index entries if pr is not nil (see of).
+// with pr's encodings, keys and index entries if pr is not nil: c is then pr.stored
+// (createCharge).
 func (t *txn) insertCharge(c Charge, pr *chargePrep) error {
 	var link store.Record
 	if pr == nil {
@@ -233,11 +221,11 @@ func (t *txn) insertCharge(c Charge, pr *chargePrep) error {
 	return storeErr(t.tx.Insert(collPaymentLinks, systemSpace, link), "payment link")
 }
 
-// emitChargePrepared is emitCharge with pr's payload, if pr is not nil (see insertCharge)
-// and the company and account are as they were prepared.
-func (t *txn) emitChargePrepared(name string, c Charge, pr *chargePrep) error {
-	if pr == nil || pr.payload == nil {
-		return t.emitCharge(name, c)
+// emitChargeCreated emits c's CHARGE_CREATED: pr's event if pr is not nil (see insertCharge)
+// and the company and account are as they were prepared, else as emitCharge does.
+func (t *txn) emitChargeCreated(c Charge, pr *chargePrep) error {
+	if pr == nil || pr.event == nil {
+		return t.emitCharge(EventChargeCreated, c)
 	}
 	co, acct, err := t.eventOwner()
 	if err != nil {
@@ -246,7 +234,7 @@ func (t *txn) emitChargePrepared(name string, c Charge, pr *chargePrep) error {
 	ref := co.eventRef()
 	if *ref != pr.owner || *acct != pr.account {
 		t.svc.core.reads.forget(t.company) // prepared from an account since changed (its balance)
-		return t.emit(name, chargeEvent{Charge: c, Company: ref, Account: acct})
+		return t.emit(EventChargeCreated, chargeEvent{Charge: c, Company: ref, Account: acct})
 	}
-	return t.emitJSON(name, pr.payload)
+	return t.emitEncoded(*pr.event)
 }

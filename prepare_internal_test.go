@@ -33,7 +33,7 @@ func TestCreateCharge_StalePreparation(t *testing.T) {
 			p := CreateChargeParams{CorrelationID: "stale", Value: 1990}
 			p.ids = svc.core.ids.chargeIDs(now)
 			p.prep = svc.prepareCharge(ctx, now, p)
-			is.True(p.prep != nil && p.prep.payload != nil) // prepared in full
+			is.True(p.prep != nil && p.prep.event != nil) // prepared in full
 
 			name := "Outra Loja"
 			_, err := svc.UpdateCompany(ctx, CompanyUpdate{Name: &name, MerchantName: &name})
@@ -151,7 +151,7 @@ func TestCreateCharge_PreparedFromLastReads(t *testing.T) {
 	p := CreateChargeParams{CorrelationID: "replayed", Value: 1990}
 	p.ids = svc.core.ids.chargeIDs(now)
 	prep := svc.prepareCharge(done, now, p)
-	is.True(prep != nil && prep.payload != nil)
+	is.True(prep != nil && prep.event != nil)
 
 	name := "Outra Loja"
 	_, err = svc.UpdateCompany(ctx, CompanyUpdate{Name: &name, MerchantName: &name})
