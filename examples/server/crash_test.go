@@ -162,11 +162,18 @@ func startProcess(t *testing.T, bin, db string, wantAppID bool, extra ...string)
 		}
 		return !ok
 	})
+	var listened sync.Once
+	var errs serverErrors // kept for a failure: the cause of a 500 is in the server's log
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("the server's errors (%s):\n%s", addr, errs.String())
+		}
+	})
 	go scanLines(stderr, func(line string) bool {
 		if strings.Contains(line, "msg=listening") {
-			close(listening)
-			return false
+			listened.Do(func() { close(listening) })
 		}
+		errs.add(line)
 		return true
 	})
 	timeout := time.After(time.Minute)
@@ -184,6 +191,30 @@ func startProcess(t *testing.T, bin, db string, wantAppID bool, extra ...string)
 		t.Fatal("the server did not start listening")
 	}
 	return "http://" + addr, id, cmd
+}
+
+// serverErrors keeps the last lines at level ERROR or WARN a server process logged.
+type serverErrors struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (e *serverErrors) add(line string) {
+	if !strings.Contains(line, "level=ERROR") && !strings.Contains(line, "level=WARN") {
+		return
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if len(e.lines) == 50 {
+		e.lines = e.lines[1:]
+	}
+	e.lines = append(e.lines, line)
+}
+
+func (e *serverErrors) String() string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return strings.Join(e.lines, "\n")
 }
 
 // scanLines calls fn with each line of r until fn returns false, then drains r so that
