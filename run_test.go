@@ -163,13 +163,6 @@ func TestService_Run(t *testing.T) {
 
 			is.NoErr(stop()) // nil once everything stopped, with no goroutine left
 
-			if st.name == "postgres" {
-				// Known flake, left open in issue 30: on PostgreSQL, after a stop and a new
-				// Run in the same process, the next CHARGE_CREATED was sometimes not
-				// delivered within runWait (1 run in 10 here), even with the clock moved past
-				// any lease. A new process (the usual restart) is covered by the crash harness.
-				return
-			}
 			stop = startRun(t, svc) // a stopped Run may run again
 			_, err = svc.CreateCharge(ctx, payments.CreateChargeParams{CorrelationID: "c2", Value: 100})
 			is.NoErr(err)

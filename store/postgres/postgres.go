@@ -546,7 +546,16 @@ func (t *tx) end() {
 			}
 		}
 		if broken {
-			t.conn.Conn().Close(ctx) // the pool drops it, and the server its session locks
+			// Close the socket now: the server then ends the session, its transaction and
+			// its locks (the company gate) at once. A connection whose query a context
+			// cancelled is already closed for pgx, which closes it in the background:
+			// it writes Terminate and reads until the server hangs up, for up to 15 s; over
+			// TLS that write fails (crypto/tls fails every write after one that timed out),
+			// so the server kept the gate all that time and the company's next
+			// transactions waited for it
+			// (TestService_Run on PostgreSQL: a webhook step after a Run stopped).
+			t.conn.Conn().PgConn().Conn().Close()
+			t.conn.Conn().Close(ctx) // the pool drops it
 		}
 		t.conn.Release()
 	}
