@@ -13,6 +13,7 @@ import (
 
 	"github.com/pixfoundry/payments"
 	"github.com/pixfoundry/payments/store/bolt"
+	"go.etcd.io/bbolt"
 )
 
 // eachStoreB runs a benchmark once per store driver, each on a fresh Service.
@@ -200,6 +201,40 @@ func BenchmarkCreateChargeCallers(b *testing.B) {
 			})
 		}
 	}
+	for _, callers := range []int{1, 16, 64, 256} {
+		b.Run(fmt.Sprintf("bbolt-update/callers=%d", callers), func(b *testing.B) {
+			benchPlainBbolt(b, callers)
+		})
+	}
+}
+
+// benchPlainBbolt is the yardstick of issue 31's in-process row: plain bbolt (go.etcd.io/bbolt,
+// default options, fsync on) with each call one db.Update putting one 600-byte record
+// under a new key, so one commit per call, from callers goroutines. It is what an
+// embedder writing each record in its own transaction gets; CreateCharge on the group
+// committing store ("bolt") is compared with it at the same callers, in the same run.
+func benchPlainBbolt(b *testing.B, callers int) {
+	db, err := bbolt.Open(filepath.Join(b.TempDir(), "plain.db"), 0o600, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { db.Close() })
+	bucket := []byte("records")
+	if err := db.Update(func(tx *bbolt.Tx) error {
+		_, err := tx.CreateBucket(bucket)
+		return err
+	}); err != nil {
+		b.Fatal(err)
+	}
+	record := make([]byte, 600)
+	for i := range record {
+		record[i] = byte('a' + i%26)
+	}
+	benchCallers(b, callers, func(i int64) error {
+		return db.Update(func(tx *bbolt.Tx) error {
+			return tx.Bucket(bucket).Put([]byte("order-"+strconv.FormatInt(i, 10)), record)
+		})
+	})
 }
 
 // BenchmarkCreateChargeConflicts is CreateCharge from 64 callers on bolt where every other

@@ -82,18 +82,13 @@ func (s *Service) webhookStep(ctx context.Context, id string, run *webhookRun, s
 		if err := t.settleSends(&rec, sends, &res); err != nil {
 			return err
 		}
-		unclaimWebhookEvents(&rec, run.unclaim)
 		if rec.IsActive && room > 0 {
 			if err := t.claimWebhookEvents(&rec, run, room, &res); err != nil {
 				return err
 			}
 		}
 		rec.Failures = 0 // kept per Open event
-		if len(rec.Open) == 0 {
-			rec.Cursor = max(rec.Cursor, rec.Scanned)
-		} else {
-			rec.Cursor = rec.Open[0].Seq - 1
-		}
+		rec.moveCursor()
 		res.hook = rec.Webhook
 		switch {
 		case !rec.IsActive:
@@ -201,31 +196,19 @@ func (t *txn) settleSend(rec *webhookRecord, sd webhookSend) (*WebhookAttempt, e
 	return &a, nil
 }
 
-// unclaimWebhookEvents gives back the events seqs of rec, claimed ahead and never sent:
-// those never attempted leave Open, and the scan goes back to the first of them, so that
-// they are claimed again in order once the events before them are handled; those that
-// have failed before stay Open, due as they were.
-func unclaimWebhookEvents(rec *webhookRecord, seqs []uint64) {
-	for _, seq := range seqs {
-		i := slices.IndexFunc(rec.Open, func(o openEvent) bool { return o.Seq == seq })
-		if i < 0 || rec.Open[i].Failures > 0 {
-			continue
-		}
-		rec.Open = slices.Delete(rec.Open, i, i+1)
-		rec.Scanned = min(rec.Scanned, seq-1)
-	}
-}
-
 // claimWebhookEvents claims up to room of rec's events for run: first its Open events
 // that are due and not in flight, oldest first, then, while none of them has failed and
 // fewer than the window allows are Open, new events after Scanned with the webhook's
-// name. A full scan of other events sets res.more.
+// name. While one of the Open events has failed, the Open events that never failed wait
+// behind it (events claimed ahead when it failed, or left Open by a crash): they are
+// claimed once it is handled. A full scan of other events sets res.more.
 func (t *txn) claimWebhookEvents(rec *webhookRecord, run *webhookRun, room int, res *webhookStepResult) error {
+	waiting := rec.retrying()
 	for _, o := range rec.Open {
 		if room == 0 {
 			return nil
 		}
-		if run.flying[o.Seq] || o.NextAt.After(t.now) {
+		if run.flying[o.Seq] || o.NextAt.After(t.now) || waiting && o.Failures == 0 {
 			continue
 		}
 		var ev Event
@@ -240,7 +223,7 @@ func (t *txn) claimWebhookEvents(rec *webhookRecord, run *webhookRun, room int, 
 		return nil
 	}
 	failures := rec.Failures // a record stored before the window: the failures of the event after its cursor
-	scanned := max(rec.Scanned, rec.Cursor)
+	scanned := rec.scanFrom()
 	p, err := t.tx.List(collEvents, t.company, store.Query{Index: indexAll, From: seqID(scanned + 1), Limit: webhookScan, NoTotal: true})
 	if err != nil {
 		return internal(err)
@@ -260,8 +243,8 @@ func (t *txn) claimWebhookEvents(rec *webhookRecord, run *webhookRun, room int, 
 			return err
 		}
 		scanned = e.Seq
-		if e.Name != rec.Event {
-			continue
+		if e.Name != rec.Event || slices.ContainsFunc(rec.Open, func(o openEvent) bool { return o.Seq == e.Seq }) {
+			continue // Open already: a scan moved back by an earlier version (see scanFrom)
 		}
 		rec.Open = append(rec.Open, openEvent{Seq: e.Seq, Failures: failures, NextAt: t.now})
 		failures = 0

@@ -301,10 +301,7 @@ func (s *Service) deliverWebhook(ctx context.Context, id string) error {
 			run.window = min(run.window+1, wc.inFlight)
 		default:
 			run.window = 1
-			for _, q := range queue { // the later events wait behind it: given back at the next step
-				run.unclaim = append(run.unclaim, q.ev.Seq)
-			}
-			drop()
+			drop() // the later events wait behind it, Open (claimWebhookEvents)
 		}
 		ended = append(ended, r)
 	}
@@ -350,7 +347,6 @@ func (s *Service) deliverWebhook(ctx context.Context, id string) error {
 		if err != nil {
 			return err // what ended unrecorded is owed still: sent again
 		}
-		run.unclaim = run.unclaim[:0]
 		if res.stop {
 			stop = true
 			drop() // Open and owed: a later pass sends them
@@ -386,9 +382,6 @@ type webhookRun struct {
 	flying map[uint64]bool // the events being sent, by seq
 	window int             // how many may be in flight now
 	sent   int             // events claimed so far
-	// unclaim lists events claimed ahead and not sent, which the next step gives back (see
-	// unclaimWebhookEvents): a send failed, and the events after it wait behind it.
-	unclaim []uint64
 }
 
 // webhookSend is one send of an event and what came of it.

@@ -120,8 +120,8 @@ type webhookRecord struct {
 	Webhook
 	Cursor uint64 `json:"cursor"` // seq of the last event up to which every event is handled
 	// Scanned is the seq of the last event claims have looked at: the events of the
-	// webhook's name in (Cursor, Scanned] not handled yet are in Open. Below Cursor (0 in
-	// a record stored before the window) it counts as Cursor.
+	// webhook's name in (Cursor, Scanned] not handled yet are in Open. 0 (a record stored
+	// before the window, or a new webhook's) counts as Cursor; see scanFrom.
 	Scanned uint64 `json:"scanned,omitempty"`
 	// Open are the events claimed and not handled yet, by seq: being sent, or waiting for
 	// a retry; at most Options.WebhookInFlight of them.
@@ -150,6 +150,29 @@ type openEvent struct {
 // claimed until it is handled.
 func (rec *webhookRecord) retrying() bool {
 	return slices.ContainsFunc(rec.Open, func(o openEvent) bool { return o.Failures > 0 })
+}
+
+// scanFrom is the seq after which claims look for new events: Scanned, or Cursor in a
+// record stored before the window (Scanned 0) and in a new webhook's. A Scanned below
+// Cursor otherwise was left by a version that, when a send failed, gave the events
+// claimed ahead of it back by moving Scanned back before them, while it moved Cursor to
+// the first Open event, past them: those events were never sent. Scanning from Scanned
+// sends them (the Open events among them are passed over, not claimed twice).
+func (rec *webhookRecord) scanFrom() uint64 {
+	if rec.Scanned == 0 {
+		return rec.Cursor
+	}
+	return rec.Scanned
+}
+
+// moveCursor moves Cursor up to the last event before which every event is handled: the
+// one before the first Open event, or the last scanned when none is Open.
+func (rec *webhookRecord) moveCursor() {
+	rec.Scanned = rec.scanFrom()
+	rec.Cursor = rec.Scanned
+	for _, o := range rec.Open {
+		rec.Cursor = min(rec.Cursor, o.Seq-1)
+	}
 }
 
 // WebhookAttempt is one delivery attempt, kept for the audit trail.

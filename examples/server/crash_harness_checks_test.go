@@ -5,9 +5,12 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -336,6 +339,7 @@ func (h *crashRun) checkDelivered() {
 		select {
 		case <-h.rcv.arrived:
 		case <-stall.C:
+			h.explainMissing(want)
 			t.Fatalf("%d of %d events never reached the webhook receiver (none for a minute)", missing, len(want))
 		}
 	}
@@ -344,6 +348,42 @@ func (h *crashRun) checkDelivered() {
 		t.Fatal(err)
 	}
 	h.proc.Wait()
+}
+
+// explainMissing logs, for a failed delivery check, the first events of want the
+// receiver never saw, with the attempts the database holds for each (the server is
+// stopped to read them), and keeps a copy of a bbolt file for a closer look.
+func (h *crashRun) explainMissing(want []string) {
+	t := h.t
+	h.proc.Process.Signal(syscall.SIGTERM)
+	h.proc.Wait()
+	if !isPostgres(h.db) {
+		keep := filepath.Join(os.TempDir(), fmt.Sprintf("crash-failed-%d.db", time.Now().UnixNano()))
+		if b, err := os.ReadFile(h.db); err == nil && os.WriteFile(keep, b, 0o600) == nil {
+			t.Logf("the database is kept in %s", keep)
+		}
+	}
+	svc, closeDB, err := h.open()
+	if err != nil {
+		t.Logf("opening the database: %v", err)
+		return
+	}
+	defer closeDB()
+	h.rcv.mu.Lock()
+	defer h.rcv.mu.Unlock()
+	shown := 0
+	for _, id := range want {
+		if h.rcv.seen[id] || shown == 10 {
+			continue
+		}
+		shown++
+		rest := strings.TrimPrefix(id, "msg_")
+		i := strings.LastIndexByte(rest, '_')
+		seq, _ := strconv.ParseUint(rest[i+1:], 10, 64)
+		w, _ := svc.GetWebhook(context.Background(), rest[:i])
+		as, _, err := svc.ListEventWebhookAttempts(context.Background(), seq, rest[:i], payments.ListParams{})
+		t.Logf("never received: %s (webhook %s, event %s, active %v): attempts %+v (err %v)", id, rest[:i], w.Event, w.IsActive, as, err)
+	}
 }
 
 // checkEvents reads every event from the database and checks each committed operation has

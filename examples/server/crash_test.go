@@ -164,9 +164,18 @@ func startProcess(t *testing.T, bin, db string, wantAppID bool, extra ...string)
 	})
 	var listened sync.Once
 	var errs serverErrors // kept for a failure: the cause of a 500 is in the server's log
+	n, _ := processesStarted.LoadOrStore(t, new(atomic.Int64))
+	started := n.(*atomic.Int64)
+	nth := started.Add(1)
 	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("the server's errors (%s):\n%s", addr, errs.String())
+		// Only the last two processes of a failed test say what they logged (the harness
+		// starts hundreds, and their lines would bury the failure), and only if they
+		// logged an error or a warning.
+		if t.Failed() && nth >= started.Load()-1 && errs.String() != "" {
+			t.Logf("the server's errors and warnings (%s, process %d of the test):\n%s", addr, nth, errs.String())
+		}
+		if nth == 1 {
+			processesStarted.Delete(t)
 		}
 	})
 	go scanLines(stderr, func(line string) bool {
@@ -192,6 +201,10 @@ func startProcess(t *testing.T, bin, db string, wantAppID bool, extra ...string)
 	}
 	return "http://" + addr, id, cmd
 }
+
+// processesStarted counts the server processes each test started (*testing.T ->
+// *atomic.Int64).
+var processesStarted sync.Map
 
 // serverErrors keeps the last lines at level ERROR or WARN a server process logged.
 type serverErrors struct {
