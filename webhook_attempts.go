@@ -2,6 +2,7 @@ package payments
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"net/http"
 	"slices"
@@ -78,6 +79,9 @@ func (s *Service) webhookStep(ctx context.Context, id string, run *webhookRun, s
 			// has one (a lease would keep the others off it until it ran out)
 			res.stop, noSender = true, true
 			return nil
+		}
+		if err := t.repairScan(&rec); err != nil {
+			return err
 		}
 		if err := t.settleSends(&rec, sends, &res); err != nil {
 			return err
@@ -243,8 +247,8 @@ func (t *txn) claimWebhookEvents(rec *webhookRecord, run *webhookRun, room int, 
 			return err
 		}
 		scanned = e.Seq
-		if e.Name != rec.Event || slices.ContainsFunc(rec.Open, func(o openEvent) bool { return o.Seq == e.Seq }) {
-			continue // Open already: a scan moved back by an earlier version (see scanFrom)
+		if e.Name != rec.Event {
+			continue
 		}
 		rec.Open = append(rec.Open, openEvent{Seq: e.Seq, Failures: failures, NextAt: t.now})
 		failures = 0
@@ -253,6 +257,44 @@ func (t *txn) claimWebhookEvents(rec *webhookRecord, run *webhookRun, room int, 
 	}
 	rec.Scanned = scanned
 	res.more = !full && len(p.Records) == webhookScan && len(res.claimed) == 0
+	return nil
+}
+
+// repairScan mends a record an earlier version left with events lost: when a send failed,
+// it gave the events claimed ahead of it back by moving Scanned back before them, while
+// Open kept later events and Cursor moved to the first of those, past them, so they were
+// never claimed again. Such a record has an Open event after Scanned; the events of its
+// name between Scanned and the last Open event, not Open, become Open (never attempted,
+// so they wait behind a failed one), and Scanned moves to that last Open event.
+func (t *txn) repairScan(rec *webhookRecord) error {
+	top := uint64(0)
+	for _, o := range rec.Open {
+		top = max(top, o.Seq)
+	}
+	if rec.Scanned == 0 || top <= rec.Scanned {
+		return nil
+	}
+	for from := rec.Scanned + 1; from < top; {
+		p, err := t.tx.List(collEvents, t.company, store.Query{Index: indexAll, From: seqID(from), To: seqID(top), Limit: webhookScan, NoTotal: true})
+		if err != nil {
+			return internal(err)
+		}
+		if len(p.Records) == 0 {
+			break
+		}
+		for _, r := range p.Records {
+			var e Event
+			if err := decode(r, &e); err != nil {
+				return err
+			}
+			from = e.Seq + 1
+			if e.Name == rec.Event && !slices.ContainsFunc(rec.Open, func(o openEvent) bool { return o.Seq == e.Seq }) {
+				rec.Open = append(rec.Open, openEvent{Seq: e.Seq, NextAt: t.now})
+			}
+		}
+	}
+	slices.SortFunc(rec.Open, func(a, b openEvent) int { return cmp.Compare(a.Seq, b.Seq) })
+	rec.Scanned = top
 	return nil
 }
 

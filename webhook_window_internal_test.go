@@ -3,6 +3,7 @@ package payments
 import (
 	"context"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -104,4 +105,49 @@ func TestDeliverWebhook_NoEventLost(t *testing.T) {
 			is.Equal(missing, 0)
 		})
 	}
+}
+
+// TestWebhookStep_RepairsMovedBackScan: a webhook record the earlier version left with its
+// scan moved back below its cursor (events claimed ahead given back after a failure,
+// Cursor moved past them to the failed event) has those events sent, once the failed
+// event is handled, and the failed event is not claimed twice.
+func TestWebhookStep_RepairsMovedBackScan(t *testing.T) {
+	t.Parallel()
+	is := is.New(t)
+	ctx := context.Background()
+	clock := NewManualClock(time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC))
+	rec := &recordingSender{}
+	s, err := New(memory.New(), Options{Clock: clock, WebhookSender: rec})
+	is.NoErr(err)
+	w, err := s.CreateWebhook(ctx, CreateWebhookParams{Name: "h", URL: "https://ok.example.com/h", Event: s.EventName(EventChargeCreated)})
+	is.NoErr(err)
+	var seqs []uint64
+	for _, c := range []string{"c1", "c2", "c3", "c4"} {
+		_, err := s.CreateCharge(ctx, CreateChargeParams{CorrelationID: c, Value: 100})
+		is.NoErr(err)
+		evs, err := s.Events(ctx, 0, MaxLimit)
+		is.NoErr(err)
+		seqs = append(seqs, evs[len(evs)-1].Seq)
+	}
+	is.NoErr(s.update(ctx, func(t *txn) error { // c1 delivered, c2 and c3 given back, c4 failed
+		var r webhookRecord
+		if err := t.get(collWebhooks, w.ID, "webhook", &r); err != nil {
+			return err
+		}
+		r.Scanned, r.Cursor = seqs[0], seqs[3]-1
+		r.Open = []openEvent{{Seq: seqs[3], Failures: 1, NextAt: t.now.Add(webhookRetryBase)}}
+		return t.queueWebhook(&r, t.now.Add(webhookRetryBase))
+	}))
+	is.NoErr(s.RunWebhooks(ctx))
+	is.Equal(rec.got(), []string(nil)) // the retry is not due, and the events before it wait
+	clock.Advance(webhookRetryBase)
+	is.NoErr(s.RunWebhooks(ctx))
+	got := rec.got()
+	slices.Sort(got)
+	want := []string{webhookMessageID(w.ID, seqs[1]), webhookMessageID(w.ID, seqs[2]), webhookMessageID(w.ID, seqs[3])}
+	slices.Sort(want)
+	is.Equal(got, want) // each once
+	lag, err := s.OutboxLag(ctx)
+	is.NoErr(err)
+	is.Equal(lag, OutboxLag{})
 }

@@ -153,11 +153,7 @@ func (rec *webhookRecord) retrying() bool {
 }
 
 // scanFrom is the seq after which claims look for new events: Scanned, or Cursor in a
-// record stored before the window (Scanned 0) and in a new webhook's. A Scanned below
-// Cursor otherwise was left by a version that, when a send failed, gave the events
-// claimed ahead of it back by moving Scanned back before them, while it moved Cursor to
-// the first Open event, past them: those events were never sent. Scanning from Scanned
-// sends them (the Open events among them are passed over, not claimed twice).
+// record stored before the window (Scanned 0) and in a new webhook's.
 func (rec *webhookRecord) scanFrom() uint64 {
 	if rec.Scanned == 0 {
 		return rec.Cursor
