@@ -43,14 +43,16 @@ const floorSigners = 2
 //
 // Metrics: deliveries/s; cpu-µs/delivery (the process's user+system CPU over the timed
 // part, receiver included); commits/delivery (bolt group commits); write-µs/commit (the
-// time a commit spends writing and syncing its pages, wall clock); floor-sig/s and
+// time a commit spends writing and syncing its pages, wall clock); written-B/delivery
+// (the bytes of pages the commits wrote: the webhookSent audit's rewrite of each
+// delivery's Pix transaction is most of it); floor-sig/s and
 // cpu-µs/sig for the floor; ratio, deliveries/s over floor-sig/s.
 func BenchmarkWebhookDeliveryFloor(b *testing.B) {
 	key, err := rsa.GenerateKey(rand.Reader, 2048)
 	if err != nil {
 		b.Fatal(err)
 	}
-	var delivered, floor, cpuDelivery, cpuSig, commits, writeUs float64
+	var delivered, floor, cpuDelivery, cpuSig, commits, writeUs, written float64
 	b.StopTimer()
 	for range b.N {
 		r := runDeliveryFloor(b, key)
@@ -58,6 +60,7 @@ func BenchmarkWebhookDeliveryFloor(b *testing.B) {
 		cpuDelivery += r.cpuPer
 		commits += r.commitsPer
 		writeUs += r.writePer
+		written += r.writtenPer
 		fs, fc := signingFloor(b, key, r.bodySize)
 		floor += fs
 		cpuSig += fc
@@ -67,6 +70,7 @@ func BenchmarkWebhookDeliveryFloor(b *testing.B) {
 	b.ReportMetric(cpuDelivery/n, "cpu-µs/delivery")
 	b.ReportMetric(commits/n, "commits/delivery")
 	b.ReportMetric(writeUs/n, "write-µs/commit")
+	b.ReportMetric(written/n, "written-B/delivery")
 	b.ReportMetric(floor/n, "floor-sig/s")
 	b.ReportMetric(cpuSig/n, "cpu-µs/sig")
 	b.ReportMetric(delivered/floor, "ratio")
@@ -76,6 +80,7 @@ func BenchmarkWebhookDeliveryFloor(b *testing.B) {
 type floorRun struct {
 	perSec, cpuPer, commitsPer float64
 	writePer                   float64 // µs a commit spent writing and syncing, on average
+	writtenPer                 float64 // bytes of pages the commits wrote, per delivery
 	bodySize                   int
 }
 
@@ -181,7 +186,8 @@ func runDeliveryFloor(b *testing.B, key *rsa.PrivateKey) floorRun {
 	n := after.commits - before.commits
 	return floorRun{perSec: floorCharges / took.Seconds(), cpuPer: micros(cpu) / floorCharges,
 		commitsPer: float64(n) / floorCharges, writePer: micros(after.write-before.write) / float64(max(n, 1)),
-		bodySize: int(bodySize.Load())}
+		writtenPer: float64(after.written-before.written) / floorCharges,
+		bodySize:   int(bodySize.Load())}
 }
 
 // signingFloor is how many deliveries of size-byte bodies key's webhook.Signer signs per
