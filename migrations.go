@@ -20,6 +20,8 @@ const (
 	migrationChargeIndex1 = "charge-index-1"
 	// transactions get the index entries of every filter combination (Transaction.indexes)
 	migrationTransactionIndex1 = "transaction-index-1"
+	// transactions' webhook audits move to their transactionWebhooks records
+	migrationTransactionWebhooks = "transaction-webhooks-1"
 	// customers get the e-mail and phone index entries (Customer.indexes)
 	migrationCustomerIndex1 = "customer-index-1"
 )
@@ -33,6 +35,7 @@ var migrations = []func(*Service, context.Context) error{
 	(*Service).migrateLinks,
 	(*Service).migrateChargeIndexes,
 	(*Service).migrateTransactionIndexes,
+	(*Service).migrateTransactionWebhooks,
 	(*Service).migratePixKeys,
 	(*Service).migrateTxidRoutes,
 	(*Service).migrateReceivedPix,

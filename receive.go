@@ -269,7 +269,7 @@ func (t *txn) receivePix(p ReceivePixParams) (Transaction, error) {
 	if _, err := t.post("pix.received", x.ID, postings...); err != nil {
 		return Transaction{}, err
 	}
-	if err := t.insert(collTransactions, x.ID, "transaction", x, x.keys(), x.indexes()); err != nil {
+	if err := t.insertTransaction(x); err != nil {
 		return Transaction{}, err
 	}
 	if charge != nil && x.Unmatched == "" {

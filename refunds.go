@@ -272,7 +272,7 @@ func (t *txn) insertRefundTransaction(r Refund, x Transaction) error {
 		Time: t.now, TransactionID: t.svc.core.ids.hex32(), InfoPagador: r.Comment, Payer: x.Payer, Customer: x.Customer,
 		Charge: x.Charge, PixQrCode: x.PixQrCode, RefundID: r.RefundID, CreatedAt: t.now}
 	rx.GlobalID = base64.StdEncoding.EncodeToString([]byte("PixTransaction:" + rx.ID))
-	return t.insert(collTransactions, rx.ID, "transaction", rx, rx.keys(), rx.indexes())
+	return t.insertTransaction(rx)
 }
 
 // settleRefundTransaction gives the refund's REFUND transaction the refund's outcome and

@@ -211,20 +211,17 @@ func (x Transaction) keys() []string {
 	return keys
 }
 
-// Transactions are listed by time; the charge, QR code, withdrawal, type and hasWebhook
-// indexes serve the filters, alone and combined, in that order
-// ("charge:<transactionID>|type:PAYMENT|hasWebhook:true").
+// Transactions are listed by time; the charge, QR code, withdrawal and type indexes serve
+// the filters, alone and combined, in that order ("charge:<transactionID>|type:PAYMENT").
+// The hasWebhook filter's entries are the transaction's transactionWebhooks record's.
 func (x Transaction) indexes() []store.Index {
 	at := sortTime(x.Time)
 	typ := "type:" + string(x.Type)
-	hw := "hasWebhook:" + strconv.FormatBool(len(x.WebhookSent) > 0)
-	ix := []store.Index{{Name: indexAll, Sort: at}, {Name: typ, Sort: at}, {Name: hw, Sort: at}, {Name: typ + "|" + hw, Sort: at}}
+	ix := []store.Index{{Name: indexAll, Sort: at}, {Name: typ, Sort: at}}
 	add := func(base string) {
 		ix = append(ix,
 			store.Index{Name: base, Sort: at},
-			store.Index{Name: base + "|" + typ, Sort: at},
-			store.Index{Name: base + "|" + hw, Sort: at},
-			store.Index{Name: base + "|" + typ + "|" + hw, Sort: at})
+			store.Index{Name: base + "|" + typ, Sort: at})
 	}
 	if x.Charge != nil {
 		add("charge:" + x.Charge.TransactionID)
@@ -256,9 +253,11 @@ func (s *Service) GetTransaction(ctx context.Context, id string) (Transaction, e
 func (t *txn) findTransaction(id string) (Transaction, error) {
 	var x Transaction
 	rid, err := t.getByKey(collTransactions, "transactionID:"+id, "transaction", &x)
-	if ok, err := found(err); err != nil || ok {
-		x.ID = rid
+	if ok, err := found(err); err != nil {
 		return x, err
+	} else if ok {
+		x.ID = rid
+		return x, t.withWebhookSent(&x)
 	}
 	x, err = t.transactionByEndToEnd(id)
 	if ErrorCode(err) != ENOTFOUND {
@@ -278,7 +277,7 @@ func (t *txn) transactionByEndToEnd(e2e string) (Transaction, error) {
 		return Transaction{}, err
 	}
 	x.ID = rid
-	return x, nil
+	return x, t.withWebhookSent(&x)
 }
 
 // transactionByGlobalID is the transaction whose globalID is id (base64 of
@@ -300,10 +299,13 @@ func (t *txn) transactionByGlobalID(id string, notFound error) (Transaction, err
 		return Transaction{}, err
 	}
 	x.ID = rid
-	return x, nil
+	return x, t.withWebhookSent(&x)
 }
 
+// saveTransaction stores x again; its webhook audit is its transactionWebhooks record's,
+// not stored with it.
 func (t *txn) saveTransaction(x Transaction) error {
+	x.WebhookSent = nil
 	return t.put(collTransactions, x.ID, "transaction", x, x.keys(), x.indexes())
 }
 
@@ -311,11 +313,12 @@ func (t *txn) saveTransaction(x Transaction) error {
 // database (see migrateOnce), so that each has the index entries of Transaction.indexes:
 // versions before filters combined wrote only the single ones, and their transactions
 // were missing from "charge and type", "pixQrCode and type" and the hasWebhook filters.
+// It saves them as this version does (splitWebhookSent).
 func (s *Service) migrateTransactionIndexes(ctx context.Context) error {
 	return s.migrateOnce(ctx, migrationTransactionIndex1, func(co *Service) error {
 		return eachBatch(ctx, co, collTransactions, indexAll, func(t *txn, id string, x *Transaction) error {
-			x.ID = id
-			return t.saveTransaction(*x)
+			_, err := t.splitWebhookSent(id, x)
+			return err
 		})
 	})
 }
@@ -405,20 +408,25 @@ func (s *Service) ListTransactions(ctx context.Context, f TransactionFilter) ([]
 		default:
 			index += "|type:" + string(f.Type)
 		}
-		if f.HasWebhook != nil {
-			hw := "hasWebhook:" + strconv.FormatBool(*f.HasWebhook)
-			if index == indexAll {
-				index = hw
-			} else {
-				index += "|" + hw
-			}
-		}
 		q := p.query(index)
 		var err error
 		if q.From, q.To, err = timeRange(f.Start, f.End, "start"); err != nil {
 			return err
 		}
+		switch {
+		case f.HasWebhook != nil && isSmallIndex(index):
+			out, total, err = t.filterByWebhook(index, *f.HasWebhook, q)
+			return err
+		case f.HasWebhook != nil:
+			out, total, err = t.listByWebhook(index, *f.HasWebhook, q)
+			return err
+		}
 		out, total, err = list(t, collTransactions, q, func(x *Transaction, id string) { x.ID = id })
+		for i := range out {
+			if err == nil {
+				err = t.withWebhookSent(&out[i])
+			}
+		}
 		return err
 	})
 	return out, p.info(total), err

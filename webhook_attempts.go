@@ -333,8 +333,7 @@ func webhookBackoff(n int, retryAfter time.Duration) time.Duration {
 }
 
 // auditWebhookSent appends sent to the webhookSent audit of the Pix ev carries, when its
-// row of the catalogue (eventSpec.pixOf) says it carries one, in t. It reads the
-// transaction afresh, so a rerun of t appends once.
+// row of the catalogue (eventSpec.pixOf) says it carries one, in t (appendWebhookSent).
 func (t *txn) auditWebhookSent(ev Event, sent WebhookSent) error {
 	spec, ok := t.svc.eventOf(ev.Name)
 	if !ok || spec.pixOf == nil {
@@ -347,12 +346,7 @@ func (t *txn) auditWebhookSent(ev Event, sent WebhookSent) error {
 	if e2e == "" {
 		return nil
 	}
-	x, err := t.transactionByEndToEnd(e2e)
-	if ok, err := found(err); err != nil || !ok {
-		return err
-	}
-	x.WebhookSent = append(x.WebhookSent, sent)
-	return t.saveTransaction(x)
+	return t.appendWebhookSent(e2e, sent)
 }
 
 // attemptFailure is what a failed delivery's attempt records as its Error, which the

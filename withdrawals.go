@@ -240,7 +240,7 @@ func (t *txn) createWithdrawal(w Withdrawal, src holdSource) (Withdrawal, error)
 		Withdraw:  &WithdrawInfo{ID: w.ID, Value: w.Value, Time: t.now, InfoPagador: w.Comment, CreatedAt: t.now},
 		CreatedAt: t.now}
 	x.GlobalID = base64.StdEncoding.EncodeToString([]byte("PixTransaction:" + x.ID))
-	if err := t.insert(collTransactions, x.ID, "transaction", x, x.keys(), x.indexes()); err != nil {
+	if err := t.insertTransaction(x); err != nil {
 		return Withdrawal{}, err
 	}
 	return w, t.insert(collWithdrawals, w.ID, "withdrawal", w, w.keys(), []store.Index{byCreation(w.CreatedAt)})
