@@ -421,13 +421,15 @@ func (s *Service) ListTransactions(ctx context.Context, f TransactionFilter) ([]
 			out, total, err = t.listByWebhook(index, *f.HasWebhook, q)
 			return err
 		}
-		out, total, err = list(t, collTransactions, q, func(x *Transaction, id string) { x.ID = id })
+		if out, total, err = list(t, collTransactions, q, func(x *Transaction, id string) { x.ID = id }); err != nil {
+			return err
+		}
 		for i := range out {
-			if err == nil {
-				err = t.withWebhookSent(&out[i])
+			if err := t.withWebhookSent(&out[i]); err != nil {
+				return err
 			}
 		}
-		return err
+		return nil
 	})
 	return out, p.info(total), err
 }
