@@ -13,8 +13,8 @@ import (
 // TestListTransactions_HasWebhook: on every store, each filter with hasWebhook true or
 // false lists what the same filter without it lists, less the transactions with (false)
 // or without (true) a webhookSent entry, paged the same way, with the same total: alone,
-// with a type, a charge, a charge and a type, a static QR code, a QR code and a type, and
-// in a time window.
+// with a type, a charge, a charge and a type, a static QR code, a QR code and a type, a
+// withdrawal, a withdrawal and a type, and in a time window.
 func TestListTransactions_HasWebhook(t *testing.T) {
 	t.Parallel()
 	eachWebhookStore(t, payments.Options{WebhookAttempts: 1}, func(t *testing.T, e env) {
@@ -52,6 +52,10 @@ func TestListTransactions_HasWebhook(t *testing.T) {
 		is.NoErr(err)
 		_, err = svc.CreateChargeRefund(ctx, "c0", payments.CreateChargeRefundParams{CorrelationID: "r0", Value: 100})
 		is.NoErr(err)
+		acct, err := svc.DefaultAccount(ctx)
+		is.NoErr(err)
+		w, err := svc.WithdrawFromAccount(ctx, acct.AccountID, 500)
+		is.NoErr(err)
 		is.NoErr(svc.RunDue(ctx))
 
 		all, _, err := svc.ListTransactions(ctx, payments.TransactionFilter{})
@@ -74,12 +78,16 @@ func TestListTransactions_HasWebhook(t *testing.T) {
 		bases := []payments.TransactionFilter{{}, {Type: payments.TransactionPayment}, {Type: payments.TransactionRefund},
 			{Charge: "c0"}, {Charge: "c1"}, {Charge: "c2"}, {Charge: "c2", Type: payments.TransactionRefund}, {Charge: "c0", Type: payments.TransactionPayment},
 			{PixQrCode: "q1"}, {PixQrCode: "q1", Type: payments.TransactionPayment},
+			{Withdrawal: w.Withdrawal.ID}, {Withdrawal: w.Transaction.EndToEndID, Type: payments.TransactionWithdraw}, {Type: payments.TransactionWithdraw},
 			{Start: t0.Add(2 * time.Second), End: t0.Add(5 * time.Second)}}
 		pages := []payments.ListParams{{}, {Skip: 1, Limit: 2}, {Skip: 2, Limit: 1}, {Skip: 50, Limit: 10}}
 		for _, base := range bases {
 			every, info, err := svc.ListTransactions(ctx, base) // without the filter
 			is.NoErr(err)
 			is.Equal(info.TotalCount, len(every))
+			if base.Withdrawal != "" {
+				is.Equal(len(every), 1) // the withdrawal's own transaction
+			}
 			for _, has := range []bool{true, false} {
 				var kept []payments.Transaction
 				for _, x := range every {
