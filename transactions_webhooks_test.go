@@ -14,7 +14,8 @@ import (
 // false lists what the same filter without it lists, less the transactions with (false)
 // or without (true) a webhookSent entry, paged the same way, with the same total: alone,
 // with a type, a charge, a charge and a type, a static QR code, a QR code and a type, a
-// withdrawal, a withdrawal and a type, and in a time window.
+// withdrawal, a withdrawal and a type, and in a time window. Another company lists none
+// of them and finds none.
 func TestListTransactions_HasWebhook(t *testing.T) {
 	t.Parallel()
 	eachWebhookStore(t, payments.Options{WebhookAttempts: 1}, func(t *testing.T, e env) {
@@ -114,6 +115,25 @@ func TestListTransactions_HasWebhook(t *testing.T) {
 					}
 				}
 			}
+		}
+
+		// another company sees none of it, with or without the filter
+		co, err := svc.CreateCompany(ctx, payments.CreateCompanyParams{Name: "Outra Loja"})
+		is.NoErr(err)
+		other, err := svc.Company(ctx, co.ID)
+		is.NoErr(err)
+		for _, has := range []*bool{nil, new(true), new(false)} {
+			for _, base := range bases {
+				base.HasWebhook = has
+				xs, info, err := other.ListTransactions(ctx, base)
+				is.NoErr(err)
+				is.Equal(len(xs), 0)
+				is.Equal(info.TotalCount, 0)
+			}
+		}
+		for _, x := range all {
+			_, err := other.GetTransaction(ctx, x.EndToEndID)
+			is.Equal(payments.ErrorCode(err), payments.ENOTFOUND)
 		}
 	})
 }
