@@ -26,6 +26,7 @@ const collTransactionWebhooks = "transactionWebhooks"
 // transactions are few (a Pix and its refunds), so ListTransactions filters them by
 // hasWebhook itself, with no index entry per charge.
 type transactionWebhooks struct {
+	ID        string          `json:"-"` // the transaction's record id, as read
 	Sent      []WebhookSent   `json:"sent,omitempty"`
 	Time      time.Time       `json:"time"`
 	Type      TransactionType `json:"type"`
@@ -152,24 +153,20 @@ func (t *txn) listByWebhook(index string, has bool, q store.Query) ([]Transactio
 		name = index + "|" + name
 	}
 	q.Index = name
-	page, err := t.tx.List(collTransactionWebhooks, t.company, q)
+	ws, total, err := list(t, collTransactionWebhooks, q, func(w *transactionWebhooks, id string) { w.ID = id })
 	if err != nil {
-		return nil, 0, internal(err)
+		return nil, 0, err
 	}
-	out := make([]Transaction, 0, len(page.Records))
-	for _, r := range page.Records {
-		var w transactionWebhooks
-		if err := decode(r, &w); err != nil {
-			return nil, 0, internal(err)
-		}
+	out := make([]Transaction, 0, len(ws))
+	for _, w := range ws {
 		var x Transaction
-		if err := t.get(collTransactions, r.ID, "transaction", &x); err != nil {
+		if err := t.get(collTransactions, w.ID, "transaction", &x); err != nil {
 			return nil, 0, err
 		}
-		x.ID, x.WebhookSent = r.ID, w.Sent
+		x.ID, x.WebhookSent = w.ID, w.Sent
 		out = append(out, x)
 	}
-	return out, page.Total, nil
+	return out, total, nil
 }
 
 // filterByWebhook lists, for ListTransactions, the transactions of a charge's or a
