@@ -3,6 +3,7 @@ package bolt
 import (
 	"errors"
 	"fmt"
+	"runtime/debug"
 	"sync"
 	"time"
 
@@ -36,7 +37,25 @@ type call struct {
 
 type result struct {
 	err      error
-	panicked any // the value a function panicked with, re-raised in its caller
+	panicked any // what a function panicked with (a *callPanic), re-raised in its caller
+}
+
+// callPanic is a function's panic, re-raised in its caller's goroutine (writer.do). There
+// the stack shows the caller waiting, not where the function failed, so the value carries
+// the writer's stack of the moment it panicked, and prints it.
+type callPanic struct {
+	value any
+	stack []byte
+}
+
+func (p *callPanic) Error() string {
+	return fmt.Sprintf("%v [in the bolt store's writer: %s]", p.value, p.stack)
+}
+
+// Unwrap is the value panicked with, when it is an error (a runtime.Error, say).
+func (p *callPanic) Unwrap() error {
+	err, _ := p.value.(error)
+	return err
 }
 
 type writer struct {
@@ -181,7 +200,7 @@ var errRollback = errors.New("bolt store: batch rollback")
 func runCall(c *call, tx *tx) (r result) {
 	defer func() {
 		if p := recover(); p != nil {
-			r = result{panicked: p, err: fmt.Errorf("panic: %v", p)}
+			r = result{panicked: &callPanic{value: p, stack: debug.Stack()}, err: fmt.Errorf("panic: %v", p)}
 		}
 	}()
 	return result{err: c.fn(tx)}

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -103,4 +105,35 @@ func getRecord(s store.Store, id string) (store.Record, error) {
 		return err
 	})
 	return r, err
+}
+
+// A function's panic reaches its caller, whose goroutine is not the writer's where the
+// function ran: the value re-raised says where it panicked (the writer's stack of that
+// moment), and a runtime error stays one for errors.As. The crash harness once met a nil
+// pointer in a transaction function whose stack showed only the caller waiting.
+func TestGroupCommit_PanicSaysWhere(t *testing.T) {
+	is := is.New(t)
+	s, err := bolt.Open(filepath.Join(t.TempDir(), "p.db"))
+	is.NoErr(err)
+	defer s.Close()
+	var p any
+	func() {
+		defer func() { p = recover() }()
+		_ = s.Update(context.Background(), panicsOnNil)
+	}()
+	err, ok := p.(error)
+	is.True(ok) // the panic is an error
+	var re runtime.Error
+	is.True(errors.As(err, &re))                                      // the runtime error panicked with
+	is.True(strings.Contains(err.Error(), "nil pointer"))             // its message
+	is.True(strings.Contains(err.Error(), "bolt_test.panicsOnNil"))   // the function where it happened
+	is.NoErr(s.Update(context.Background(), func(tx store.Tx) error { // the writer goes on
+		return tx.Insert("c", "co", store.Record{ID: "after", Data: []byte("x")})
+	}))
+}
+
+// panicsOnNil is a transaction function that dereferences a nil pointer.
+func panicsOnNil(store.Tx) error {
+	var r *store.Record
+	return r.Check("c", "co")
 }
