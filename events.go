@@ -11,8 +11,6 @@ import (
 	"strings"
 	"time"
 
-	gojson "github.com/goccy/go-json"
-
 	"github.com/pixfoundry/payments/brcode"
 	"github.com/pixfoundry/payments/internal/wiretime"
 	"github.com/pixfoundry/payments/store"
@@ -109,7 +107,7 @@ func payloadPix(data []byte) (string, error) {
 			EndToEndID string `json:"endToEndId"`
 		} `json:"pix"`
 	}
-	if err := gojson.Unmarshal(data, &body); err != nil || body.Pix == nil { // goccy, as decode: every delivery of such an event reads it
+	if err := goccy.unmarshal(data, &body); err != nil || body.Pix == nil { // goccy, as decode: every delivery of such an event reads it
 		return "", err
 	}
 	return body.Pix.EndToEndID, nil
