@@ -3,8 +3,6 @@ package payments
 import (
 	"encoding/json"
 	"fmt"
-	"reflect"
-	"sync"
 
 	gojson "github.com/goccy/go-json"
 
@@ -14,16 +12,17 @@ import (
 // The record codec. Records stay JSON, as every version wrote them, so data written
 // before is read as it is and needs no migration. Decoding, which every read does (43% of
 // the CPU of an HTTP get-charge with encoding/json), goes through github.com/goccy/go-json:
-// measured on stored charges on this (loaded, noisy) machine (BenchmarkCodec,
-// codec_internal_test.go) it decoded 1.7 to 3 times faster than encoding/json (medians of
-// 5 runs: 10.0 against 16.7 µs) with 9 allocations instead of 29, into the same values
-// (TestCodec_DecodesAsEncodingJSON). Encoding stays with
+// measured on stored charges (BenchmarkCodec, codec_internal_test.go; 2026-11-28, medians
+// of 5 runs) v0.11.0 decodes one in 1.9 to 2.1 µs with 4 allocations, against 11.4 µs and 29 for
+// encoding/json, into the same values (TestCodec_DecodesAsEncodingJSON); v0.10.5, before
+// it, took 3.6 µs and 9 allocations in the same sitting, and published a type's new
+// decoder unsynchronized (see TestDecode_ConcurrentFirstUse). Encoding stays with
 // encoding/json (go-json does not honour the omitzero option the records use, and was
 // not faster at encoding a charge), except for charges and their event payloads, which
 // codec_charge.go writes directly, byte for byte the same.
 
 func decode(r store.Record, v any) error {
-	if err := goccy.unmarshal(r.Data, v); err != nil {
+	if err := gojson.Unmarshal(r.Data, v); err != nil {
 		return fmt.Errorf("decode %s: %w", r.ID, err)
 	}
 	return nil
@@ -49,37 +48,4 @@ func marshal(v any) ([]byte, error) {
 		return a.appendJSON(make([]byte, 0, 1024)), nil
 	}
 	return json.Marshal(v)
-}
-
-// goccy is how every decode reaches github.com/goccy/go-json (decode, payloadPix).
-var goccy = firstUse{unmarshalFn: gojson.Unmarshal}
-
-// firstUse runs the first decode of each type alone, and publishes it to the decodes after
-// it. go-json v0.10.5 compiles a type's decoder on its first use and stores it in a global
-// table without synchronization (outside -race builds): a decode of the same type at the
-// same moment can read the entry half-written, a non-nil decoder whose pointer is nil, and
-// panic (github.com/goccy/go-json issues 495 and 566; fixed upstream in v0.11, a rewrite
-// not taken here). A server meets that when it starts: its background work and its first
-// requests decode the same record types at once. The crash harness did, once in CI: a
-// nil pointer in ReceiveChargePix 4 ms after a restart. Here, a type's decodes wait for its
-// first one to end, under a lock; those after it find the type in ready, which orders them
-// after the table's write. A decode costs a map look-up more.
-type firstUse struct {
-	unmarshalFn func(data []byte, v any) error
-	mu          sync.Mutex
-	ready       sync.Map // reflect.Type of v → struct{}: decoded once, successfully
-}
-
-func (f *firstUse) unmarshal(data []byte, v any) error {
-	t := reflect.TypeOf(v)
-	if _, ok := f.ready.Load(t); ok {
-		return f.unmarshalFn(data, v)
-	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	err := f.unmarshalFn(data, v)
-	if err == nil {
-		f.ready.Store(t, struct{}{})
-	}
-	return err
 }

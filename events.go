@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	gojson "github.com/goccy/go-json"
+
 	"github.com/pixfoundry/payments/brcode"
 	"github.com/pixfoundry/payments/internal/wiretime"
 	"github.com/pixfoundry/payments/store"
@@ -107,7 +109,7 @@ func payloadPix(data []byte) (string, error) {
 			EndToEndID string `json:"endToEndId"`
 		} `json:"pix"`
 	}
-	if err := goccy.unmarshal(data, &body); err != nil || body.Pix == nil { // goccy, as decode: every delivery of such an event reads it
+	if err := gojson.Unmarshal(data, &body); err != nil || body.Pix == nil { // goccy, as decode: every delivery of such an event reads it
 		return "", err
 	}
 	return body.Pix.EndToEndID, nil
