@@ -4,17 +4,28 @@
 # with wrk (Debian package). Each case runs RUNS times, the server and the bare handler one
 # after the other, so that both see the same machine; it prints the medians of requests/s,
 # the server's p50 and p99 latency, and the ratio server/bare with its range over the runs.
-# Create charge also runs the floor (bench/bare -durable: the bare handler committing what
-# a create must keep to a bbolt file, synced, in group commits) and prints floor/bare, what
-# bbolt's durable writes alone leave of the bare handler, and server/floor.
-# It also prints the CPU time each process used per request (from /proc), and their ratio:
-# on a machine shared with other work, requests/s moves with the load of the others while
-# CPU time per request mostly does not.
+# Both cases also run the floor (bench/bare -durable: the bare handler committing what a
+# create must keep to a bbolt file, synced, in group commits, and reading a charge back
+# from it by its correlationID) and print floor/bare, what bbolt alone leaves of the bare
+# handler, and server/floor.
+# It also prints the CPU time each process used per request (from /proc), with the ratio
+# of the bare handler's to the server's (the floor's is the last column): on a machine
+# shared with other work, requests/s moves with the load of the others while CPU time per
+# request mostly does not.
 #
 #   bash bench/load.sh                       # 5 s per measurement, 3 runs
 #   DURATION=10s RUNS=5 CONNS=64 bash bench/load.sh
 #   CASES=get_charge CONNS=64 bash bench/load.sh   # one case
 #   DB=memory: CASES=create_charge CONNS=64 bash bench/load.sh   # the server on memory
+#   TABLE=1 CONNS=64 bash bench/load.sh      # and the rest of issue 31's table, below
+#
+# TABLE=1 then runs, in the same sitting and RUNS times each, the root package's
+# benchmarks for the table's other rows: in process, CreateCharge at 64 callers on the
+# group-committing store against plain bbolt committing one 600-byte record per call
+# (BenchmarkCreateChargeCallers, the two alternating); reads at the sizes in SCALE
+# (default 10000,200000,1000000: seeding 1M takes minutes and about 6 GB under the temporary
+# directory, kept for the next run; BenchmarkScale); and webhook deliveries against the
+# RSA signing floor (BenchmarkWebhookDeliveryFloor). It prints medians with their ranges.
 #
 # DB is the server's -db (default a bbolt file in the temporary directory); memory: keeps
 # everything in memory, which shows what the service costs without a disk.
@@ -75,10 +86,12 @@ for b in "$bare_base" "$floor_base"; do
 done
 export APP_ID RUN="$(date +%s)"
 
-# One charge for the read benchmark.
+# One charge for the read benchmark, on the server and on the floor.
 export CHARGE_ID="load-get-$RUN"
-curl -fsS -X POST "$base/api/v1/charge" -H "Authorization: $APP_ID" -H 'Content-Type: application/json' \
-  -d "{\"correlationID\":\"$CHARGE_ID\",\"value\":1990}" >/dev/null
+for b in "$base" "$floor_base"; do
+  curl -fsS -X POST "$b/api/v1/charge" -H "Authorization: $APP_ID" -H 'Content-Type: application/json' \
+    -d "{\"correlationID\":\"$CHARGE_ID\",\"value\":1990}" >/dev/null
+done
 
 # cputicks PID: user+system CPU time the process has used, in clock ticks.
 cputicks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
@@ -106,36 +119,79 @@ spread() { sort -g | awk '{v[NR]=$1} END {m=(NR%2)?v[(NR+1)/2]:(v[NR/2]+v[NR/2+1
 
 echo "server -db ${DB:-bbolt file}; runs=$RUNS duration=$DURATION per measurement; medians; ratio = server/bare requests/s (min-max over runs);"
 echo "cpu µs/req = CPU time of the serving process per request; cpu ratio = bare/server CPU per request;"
-echo "floor = bench/bare -durable (create only): floor/bare and server/floor requests/s, with their ranges"
-printf '%-13s %5s %11s %9s %9s %11s %7s %11s %9s %9s %9s %10s %16s %16s\n' case conns "server r/s" p50 p99 "bare r/s" ratio "ratio range" "srv µs" "bare µs" "cpu ratio" "floor r/s" "floor/bare" "srv/floor"
+echo "floor = bench/bare -durable: floor/bare and server/floor requests/s, with their ranges"
+printf '%-13s %5s %11s %9s %9s %11s %7s %11s %9s %9s %9s %10s %16s %16s %9s\n' case conns "server r/s" p50 p99 "bare r/s" ratio "ratio range" "srv µs" "bare µs" "cpu ratio" "floor r/s" "floor/bare" "srv/floor" "floor µs"
 for script in $CASES; do
   for c in $CONNS; do
     : >"$tmp/runs"
     for _ in $(seq 1 "$RUNS"); do
       read -r rps p50 p99 errs cpu < <(measure "$base" "$server_pid" "$script" "$c")
       read -r brps _ _ berrs bcpu < <(measure "$bare_base" "$bare_pid" "$script" "$c")
-      frps=0 ferrs=0
-      if [ "$script" = create_charge ]; then
-        read -r frps _ _ ferrs _ < <(measure "$floor_base" "$floor_pid" "$script" "$c")
-      fi
-      echo "$rps $p50 $p99 $errs $brps $berrs $cpu $bcpu $frps $ferrs" >>"$tmp/runs"
+      read -r frps _ _ ferrs fcpu < <(measure "$floor_base" "$floor_pid" "$script" "$c")
+      echo "$rps $p50 $p99 $errs $brps $berrs $cpu $bcpu $frps $ferrs $fcpu" >>"$tmp/runs"
     done
     rps=$(awk '{print $1}' "$tmp/runs" | median)
     brps=$(awk '{print $5}' "$tmp/runs" | median)
     p50=$(awk '{print $2}' "$tmp/runs" | sed 's/us$/ 0.001/; s/ms$/ 1/; s/s$/ 1000/' | awk '{print $1*$2}' | median)
     p99=$(awk '{print $3}' "$tmp/runs" | sed 's/us$/ 0.001/; s/ms$/ 1/; s/s$/ 1000/' | awk '{print $1*$2}' | median)
     errs=$(awk '{s+=$4+$6+$10} END {print s}' "$tmp/runs")
-    floor="-" fratio="-" sfratio="-"
-    if [ "$script" = create_charge ]; then
-      floor=$(awk '{print $9}' "$tmp/runs" | median | xargs printf '%.0f')
-      fratio=$(awk '{print $9/$5}' "$tmp/runs" | spread)
-      sfratio=$(awk '{print $1/$9}' "$tmp/runs" | spread)
-    fi
+    floor=$(awk '{print $9}' "$tmp/runs" | median | xargs printf '%.0f')
+    fratio=$(awk '{print $9/$5}' "$tmp/runs" | spread)
+    sfratio=$(awk '{print $1/$9}' "$tmp/runs" | spread)
+    fcpu=$(awk '{print $11}' "$tmp/runs" | median)
     range=$(awk '{r=$1/$5; if (NR==1||r<lo) lo=r; if (NR==1||r>hi) hi=r} END {printf "%.2f-%.2f", lo, hi}' "$tmp/runs")
     cpu=$(awk '{print $7}' "$tmp/runs" | median)
     bcpu=$(awk '{print $8}' "$tmp/runs" | median)
-    printf '%-13s %5s %11.0f %7.2fms %7.2fms %11.0f %7.2f %11s %9.1f %9.1f %9.2f %10s %16s %16s%s\n' "$script" "$c" "$rps" "$p50" "$p99" "$brps" \
+    printf '%-13s %5s %11.0f %7.2fms %7.2fms %11.0f %7.2f %11s %9.1f %9.1f %9.2f %10s %16s %16s %9.1f%s\n' "$script" "$c" "$rps" "$p50" "$p99" "$brps" \
       "$(awk -v a="$rps" -v b="$brps" 'BEGIN {print a/b}')" "$range" "$cpu" "$bcpu" \
-      "$(awk -v a="$bcpu" -v b="$cpu" 'BEGIN {print a/b}')" "$floor" "$fratio" "$sfratio" "$([ "$errs" != 0 ] && echo "  ($errs non-200)")"
+      "$(awk -v a="$bcpu" -v b="$cpu" 'BEGIN {print a/b}')" "$floor" "$fratio" "$sfratio" "$fcpu" "$([ "$errs" != 0 ] && echo "  ($errs non-200)")"
   done
 done
+
+[ "${TABLE:-}" = 1 ] || exit 0
+
+# The rest of the table: the root package's benchmarks, compiled once, each run RUNS times.
+echo
+echo "== the rest of issue 31's table (RUNS=$RUNS; medians, ranges in brackets)"
+go test -c -o "$tmp/payments.test" .
+bench() {
+  "$tmp/payments.test" -test.run '^$' "$@" >"$tmp/bench.out" 2>&1 || { cat "$tmp/bench.out" >&2; exit 1; }
+  cat "$tmp/bench.out"
+}
+# metric NAME: the value before NAME on each line of a benchmark's output.
+metric() { awk -v m="$1" '{for (i = 2; i <= NF; i++) if ($i == m) print $(i - 1)}'; }
+
+: >"$tmp/inproc"
+for _ in $(seq 1 "$RUNS"); do
+  out=$(bench -test.bench 'CreateChargeCallers/^(bolt|bbolt-update)$/^callers=64$' -test.count=1)
+  echo "$(echo "$out" | grep '/bolt/' | metric ops/s) $(echo "$out" | grep '/bbolt-update/' | metric ops/s) $(echo "$out" | grep '/bolt/' | metric cpu-µs/op)" >>"$tmp/inproc"
+done
+printf 'in process, 64 callers: CreateCharge %.0f/s, plain bbolt %.0f/s, ratio %s; %.1f µs of CPU per create\n' \
+  "$(awk '{print $1}' "$tmp/inproc" | median)" "$(awk '{print $2}' "$tmp/inproc" | median)" \
+  "$(awk '{print $1/$2}' "$tmp/inproc" | spread)" "$(awk '{print $3}' "$tmp/inproc" | median)"
+
+scale="${SCALE:-10000,200000,1000000}"
+out=$(PAYMENTS_SCALE="$scale" bench -test.bench '^BenchmarkScale$' -test.count="$RUNS" -test.timeout 90m)
+sizes=$(echo "$scale" | tr ',' ' ')
+first=${scale%%,*}
+echo "reads by size (µs per read at $sizes charges; each size against the first, with its range over runs):"
+for op in $(echo "$out" | sed -n 's#^BenchmarkScale/\([A-Za-z]*\)/charges=.*#\1#p' | uniq); do
+  line=$(printf '  %-20s' "$op")
+  base=$(echo "$out" | grep "^BenchmarkScale/$op/charges=$first-" | awk '{print $3 / 1000}')
+  for n in $sizes; do
+    at=$(echo "$out" | grep "^BenchmarkScale/$op/charges=$n-" | awk '{print $3 / 1000}')
+    line="$line $(printf '%8.1f' "$(echo "$at" | median)")"
+    [ "$n" = "$first" ] || line="$line $(paste <(echo "$at") <(echo "$base") | awk '{print $1/$2}' | spread)"
+  done
+  echo "$line"
+done
+for n in $sizes; do
+  printf '  at %s: file %s MB\n' "$n" "$(echo "$out" | grep "charges=$n-" | metric file-MB | tail -1)"
+done
+echo "  $(echo "$out" | metric rss-MB | tail -1) MB resident at the end (every size's file is mapped)"
+
+out=$(bench -test.bench '^BenchmarkWebhookDeliveryFloor$' -test.benchtime=1x -test.count="$RUNS")
+printf 'webhooks: %.0f deliveries/s against %.0f signatures/s, ratio %s; %.0f µs of CPU per delivery, %.0f per signature\n' \
+  "$(echo "$out" | metric deliveries/s | median)" "$(echo "$out" | metric floor-sig/s | median)" \
+  "$(echo "$out" | metric ratio | spread)" "$(echo "$out" | metric cpu-µs/delivery | median)" \
+  "$(echo "$out" | metric cpu-µs/sig | median)"

@@ -27,6 +27,9 @@ import (
 // It answers with as many bytes as the server's reply (replySize). It builds no BR Code,
 // prices no fee, checks no App ID, keeps no other key or index and no count, and encodes
 // by appending bytes: the server does each of those.
+//
+// Each GET is the floor of a read the same way (see get): the record found by its
+// correlationID in one read transaction and answered, at the size of the server's reply.
 type durable struct {
 	db   *bbolt.DB
 	mu   sync.Mutex
@@ -38,9 +41,10 @@ type durable struct {
 // The sizes, in bytes, the server stores and answers for the load script's create (a
 // charge of 1990 with a comment), measured on the server.
 const (
-	recordSize = 1119
-	eventSize  = 1671
-	replySize  = 1753
+	recordSize   = 1119
+	eventSize    = 1671
+	replySize    = 1753
+	getReplySize = 1506 // GET of the load script's charge (no comment)
 )
 
 type pending struct {
@@ -49,7 +53,10 @@ type pending struct {
 	done       chan error
 }
 
-var errTaken = errors.New("correlationID taken")
+var (
+	errTaken    = errors.New("correlationID taken")
+	errNotFound = errors.New("charge not found")
+)
 
 var bucketNames = [][]byte{[]byte("records"), []byte("keys"), []byte("index"), []byte("events")}
 
@@ -95,6 +102,34 @@ func (d *durable) create(w http.ResponseWriter, req chargeRequest) {
 	}
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.Write(padded(req, replySize))
+}
+
+// get is the floor of the server's get-charge: in one bbolt read transaction, the
+// correlationID's key gives the record's id and the id the record, as the server finds a
+// charge by its correlationID; the record's bytes are answered as they are stored, padded
+// to the size of the server's reply. It checks no App ID, decodes nothing and presents
+// nothing (no links, no payment methods): the server does each of those.
+func (d *durable) get(w http.ResponseWriter, corr string) {
+	var out []byte
+	err := d.db.View(func(tx *bbolt.Tx) error {
+		id := tx.Bucket(bucketNames[1]).Get([]byte(corr))
+		if id == nil {
+			return errNotFound
+		}
+		record := tx.Bucket(bucketNames[0]).Get(id)
+		out = make([]byte, len(record), max(len(record), getReplySize))
+		copy(out, record) // bbolt's bytes live only as long as the transaction
+		return nil
+	})
+	if err != nil {
+		reply(w, http.StatusNotFound, map[string]string{"error": err.Error()})
+		return
+	}
+	for len(out) < getReplySize {
+		out = append(out, ' ')
+	}
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.Write(out)
 }
 
 // padded is a JSON object of n bytes with req's fields.

@@ -9,8 +9,9 @@
 // stores nothing and verifies nothing: it is the ceiling of an HTTP JSON service here, not
 // a service.
 //
-// With -durable FILE it is instead the floor of a create that keeps what it is sent (see
-// durable.go): each POST is committed to a bbolt file, synced, before its answer.
+// With -durable FILE it is instead the floor of a create that keeps what it is sent, and of
+// a read of what was kept (see durable.go): each POST is committed to a bbolt file, synced,
+// before its answer, and each GET reads the record it finds by its correlationID there.
 package main
 
 import (
@@ -66,6 +67,10 @@ func main() {
 	mux.HandleFunc("GET /api/v1/charge/{id}", func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("Authorization") == "" {
 			reply(w, http.StatusUnauthorized, map[string]string{"error": "appID inválido"})
+			return
+		}
+		if d != nil {
+			d.get(w, r.PathValue("id"))
 			return
 		}
 		reply(w, http.StatusOK, chargeReply{CorrelationID: r.PathValue("id"), Value: 1990, Status: "ACTIVE"})
