@@ -565,7 +565,11 @@ func (s *Service) GetCharge(ctx context.Context, id string) (Charge, error) {
 }
 
 func (t *txn) findCharge(id string) (Charge, error) {
-	keys := []string{correlationKey(id), "transactionID:" + id}
+	c, err := t.chargeByKey(correlationKey(id)) // how a charge is asked for most, first
+	if ok, err := found(err); err != nil || ok {
+		return c, err
+	}
+	keys := []string{"transactionID:" + id}
 	if len(id) == 25 {
 		keys = append(keys, txidKeys(id)...)
 	}
@@ -575,7 +579,7 @@ func (t *txn) findCharge(id string) (Charge, error) {
 			return c, err
 		}
 	}
-	c, err := t.chargeByLink(id)
+	c, err = t.chargeByLink(id)
 	if ok, err := found(err); err != nil || ok {
 		return c, err
 	}

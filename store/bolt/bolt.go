@@ -22,6 +22,7 @@ import (
 	"hash/fnv"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -679,15 +680,19 @@ func tuple(parts ...string) []byte {
 	return b
 }
 
+// appendComponent appends s escaped, then the separator. It copies the runs between 0x00
+// bytes whole: keys almost never hold one, and a byte-at-a-time append was 4% of the
+// group-commit writer's CPU under the create load.
 func appendComponent(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if s[i] == 0 {
-			b = append(b, 0, 0xFF)
-			continue
+	for {
+		i := strings.IndexByte(s, 0)
+		if i < 0 {
+			break
 		}
-		b = append(b, s[i])
+		b = append(append(b, s[:i]...), 0, 0xFF)
+		s = s[i+1:]
 	}
-	return append(b, 0, 1)
+	return append(append(b, s...), 0, 1)
 }
 
 // after returns the smallest key greater than every key that starts with prefix, a tuple.
