@@ -181,8 +181,8 @@ func (sh *docShell) runPipeline(p []shCmd, comment string) ([]byte, error) {
 		if len(args) == 0 {
 			return nil, errors.New("an empty command")
 		}
-		if len(env) > 0 && !(args[0] == "go" && len(args) > 1 && args[1] == "test") {
-			return nil, fmt.Errorf("%s: TestDocs takes NAME=value before go test only", args[0])
+		if len(env) > 0 && !(args[0] == "go" && len(args) > 1 && args[1] == "test") && args[0] != "bash" {
+			return nil, fmt.Errorf("%s: TestDocs takes NAME=value before go test and bash only", args[0])
 		}
 		var err error
 		switch {
@@ -195,7 +195,7 @@ func (sh *docShell) runPipeline(p []shCmd, comment string) ([]byte, error) {
 			err = sh.goTest(args[2:], env)
 			out = nil
 		case args[0] == "bash" && len(args) == 2:
-			err = sh.bashScript(args[1])
+			err = sh.bashScript(args[1], env)
 			out = nil
 		case args[0] == "openssl" && len(args) == 4 && args[1] == "rand" && args[2] == "-hex":
 			n, convErr := strconv.Atoi(args[3])
@@ -652,14 +652,22 @@ func (sh *docShell) readsEnv(name string) bool {
 	return found
 }
 
-// bashScript checks a script the docs run with bash: it is in the repository and parses.
-func (sh *docShell) bashScript(path string) error {
+// bashScript checks a script the docs run with bash: it is in the repository and parses,
+// and each variable the command sets (env, NAME=value) is one the script reads.
+func (sh *docShell) bashScript(path string, env []string) error {
 	full := filepath.Join(sh.root, path)
-	if _, err := os.Stat(full); err != nil {
+	script, err := os.ReadFile(full)
+	if err != nil {
 		return fmt.Errorf("bash %s: %v", path, err)
 	}
 	if out, err := exec.Command("bash", "-n", full).CombinedOutput(); err != nil {
 		return fmt.Errorf("bash -n %s: %v\n%s", path, err, out)
+	}
+	for _, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		if !bytes.Contains(script, []byte("${"+name)) && !bytes.Contains(script, []byte("$"+name)) {
+			return fmt.Errorf("bash %s: the script does not read %s", path, name)
+		}
 	}
 	return nil
 }
