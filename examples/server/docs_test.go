@@ -32,7 +32,8 @@ import (
 //     fake PSP for -psp-*; a PostgreSQL URL when PAYMENTS_POSTGRES_URL is set, else the
 //     flags are only checked), or, after "# exits N: message", checks it exits so; go test
 //     checks its packages exist and its -run and -bench name tests that exist; bash runs
-//     bash -n on the script, and checks the script reads the variables set before it. Anything else fails, naming the command.
+//     bash -n on the script and checks it reads the variables set before it. Anything
+//     else fails, naming the command.
 //   - go: compiled, all blocks in one module and one go build. A fragment (no package
 //     clause) becomes the body of a function returning error; `...` lines mark what is left
 //     out; HTML comments just before the fence give its imports and the names it assumes:
