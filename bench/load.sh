@@ -177,11 +177,11 @@ first=${scale%%,*}
 echo "reads by size (µs per read at $sizes charges; each size against the first, with its range over runs):"
 for op in $(echo "$out" | sed -n 's#^BenchmarkScale/\([A-Za-z]*\)/charges=.*#\1#p' | uniq); do
   line=$(printf '  %-20s' "$op")
-  base=$(echo "$out" | grep "^BenchmarkScale/$op/charges=$first-" | awk '{print $3 / 1000}')
+  atfirst=$(echo "$out" | grep "^BenchmarkScale/$op/charges=$first-" | awk '{print $3 / 1000}')
   for n in $sizes; do
     at=$(echo "$out" | grep "^BenchmarkScale/$op/charges=$n-" | awk '{print $3 / 1000}')
     line="$line $(printf '%8.1f' "$(echo "$at" | median)")"
-    [ "$n" = "$first" ] || line="$line $(paste <(echo "$at") <(echo "$base") | awk '{print $1/$2}' | spread)"
+    [ "$n" = "$first" ] || line="$line $(paste <(echo "$at") <(echo "$atfirst") | awk '{print $1/$2}' | spread)"
   done
   echo "$line"
 done
