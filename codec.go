@@ -13,10 +13,10 @@ import (
 // before is read as it is and needs no migration. Decoding, which every read does (43% of
 // the CPU of an HTTP get-charge with encoding/json), goes through github.com/goccy/go-json:
 // measured on stored charges (BenchmarkCodec, codec_internal_test.go; 2026-11-28, medians
-// of 5 runs) v0.11.0 decodes one in 1.9 to 2.1 µs with 4 allocations, against 11.4 µs and 29 for
-// encoding/json, into the same values (TestCodec_DecodesAsEncodingJSON); v0.10.5, before
-// it, took 3.6 µs and 9 allocations in the same sitting, and published a type's new
-// decoder unsynchronized (see TestDecode_ConcurrentFirstUse). Encoding stays with
+// of 5 runs) v0.11.0 decodes one in 1.9 to 2.1 µs with 4 allocations, against 11.4 µs
+// and 29 for encoding/json, into the same values (TestCodec_DecodesAsEncodingJSON);
+// v0.10.5, before it, took 3.6 µs and 9 allocations in the same sitting, and published a
+// type's new decoder unsynchronized (see TestDecode_ConcurrentFirstUse). Encoding stays with
 // encoding/json (go-json does not honour the omitzero option the records use, and was
 // not faster at encoding a charge), except for charges and their event payloads, which
 // codec_charge.go writes directly, byte for byte the same.
