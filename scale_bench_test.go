@@ -5,11 +5,13 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io/fs"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -82,6 +84,7 @@ type scaleSet struct {
 	svc         *Service
 	fileSize    int64
 	corrs, ids  []string     // a random sample: correlationIDs and globalIDs
+	recordIDs   []string     // the same charges' record ids, the store's keys
 	rangeFilter ChargeFilter // scaleRange charges' worth of time from the middle
 }
 
@@ -111,6 +114,7 @@ func openScaleSet(n int) (*scaleSet, error) {
 		}
 		set.corrs = append(set.corrs, corr)
 		set.ids = append(set.ids, base64.StdEncoding.EncodeToString([]byte("Charge:"+c.ID)))
+		set.recordIDs = append(set.recordIDs, c.ID)
 	}
 	mid := scaleStart.Add(time.Duration(n/2) * time.Millisecond)
 	set.rangeFilter = ChargeFilter{Start: mid, End: mid.Add(scaleRange*time.Millisecond - time.Nanosecond), ListParams: ListParams{Limit: scalePage}}
@@ -139,6 +143,26 @@ var scaleOps = []struct {
 		return func(i int) error {
 			_, err := set.svc.GetCharge(context.Background(), set.corrs[i%len(set.corrs)])
 			return err
+		}
+	}},
+	// The floor of the two gets above, in the same run: the store's own look-ups of the
+	// same charges, a read transaction and the record's bytes, with no decoding, no
+	// presenting and none of GetCharge's tries of other keys. By correlationID that is two
+	// descents, the unique key's tree then the records' tree; by record id, one.
+	{"StoreGetByCorrelationID", scaleSample, func(set *scaleSet) func(int) error {
+		return func(i int) error {
+			return set.svc.view(context.Background(), func(t *txn) error {
+				_, err := t.tx.GetByKey(collCharges, t.company, correlationKey(set.corrs[i%len(set.corrs)]))
+				return err
+			})
+		}
+	}},
+	{"StoreGetByID", scaleSample, func(set *scaleSet) func(int) error {
+		return func(i int) error {
+			return set.svc.view(context.Background(), func(t *txn) error {
+				_, err := t.tx.Get(collCharges, t.company, set.recordIDs[i%len(set.recordIDs)])
+				return err
+			})
 		}
 	}},
 	{"ListActiveFirstPage", 2, func(set *scaleSet) func(int) error {
@@ -270,10 +294,19 @@ func seedScale(ctx context.Context, path string, n int) error {
 
 // sourceHash names the code that makes a seeded file: the module's non-test Go sources
 // outside the adapters and examples (the domain, the stores, brcode). Seeded files are
-// reused only by the same code, across runs and builds.
+// reused only by the same code, across runs and builds. The sources are found where this
+// file was compiled from, not in the working directory: a test binary run from elsewhere
+// (bench/load.sh runs one from the repository's root) found none there, and every build's
+// hash was the same.
 func sourceHash() (string, error) {
+	_, self, _, ok := runtime.Caller(0)
+	if !ok {
+		return "", errors.New("scale: no source path to hash the seeding code by")
+	}
+	root := filepath.Dir(self)
 	h := sha256.New()
-	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+	files := 0
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -282,7 +315,7 @@ func sourceHash() (string, error) {
 			case "httpadapter", "examples", "compat", "bench", "testdata":
 				return filepath.SkipDir
 			}
-			if strings.HasPrefix(d.Name(), ".") && path != "." {
+			if strings.HasPrefix(d.Name(), ".") && path != root {
 				return filepath.SkipDir
 			}
 			return nil
@@ -294,12 +327,20 @@ func sourceHash() (string, error) {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(h, "%s %d\n", path, len(b))
+		rel, err := filepath.Rel(root, path)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(h, "%s %d\n", rel, len(b))
 		h.Write(b)
+		files++
 		return nil
 	})
 	if err != nil {
-		return "", err
+		return "", fmt.Errorf("scale: hashing the seeding code: %w", err)
+	}
+	if files == 0 {
+		return "", fmt.Errorf("scale: no Go sources in %s to hash the seeding code by", root)
 	}
 	return hex.EncodeToString(h.Sum(nil))[:16], nil
 }

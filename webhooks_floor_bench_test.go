@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/pprof"
+	"runtime/trace"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -236,15 +237,23 @@ func signingFloor(b *testing.B, key *rsa.PrivateKey, size int) (perSec, cpuPer f
 
 // floorProfileEnv names a file to which BenchmarkWebhookDeliveryFloor writes a CPU profile
 // of its first timed delivery part alone (run without -cpuprofile, which profiles the
-// setup and the floor as well).
-const floorProfileEnv = "WEBHOOK_FLOOR_CPUPROFILE"
+// setup and the floor as well); floorTraceEnv names one for an execution trace of it
+// instead, which shows what a CPU profile cannot: when the cores stood idle and what the
+// goroutines waited for (go tool trace -pprof=syscall, or the trace viewer).
+const (
+	floorProfileEnv = "WEBHOOK_FLOOR_CPUPROFILE"
+	floorTraceEnv   = "WEBHOOK_FLOOR_TRACE"
+)
 
 var floorProfiled atomic.Bool
 
-// profileDeliveries starts the CPU profile floorProfileEnv asks for, once per process,
-// and returns what stops it.
+// profileDeliveries starts the CPU profile or the trace floorProfileEnv or floorTraceEnv
+// asks for, once per process, and returns what stops it.
 func profileDeliveries(b *testing.B) (stop func()) {
-	path := os.Getenv(floorProfileEnv)
+	path, traced := os.Getenv(floorTraceEnv), true
+	if path == "" {
+		path, traced = os.Getenv(floorProfileEnv), false
+	}
 	if path == "" || !floorProfiled.CompareAndSwap(false, true) {
 		return func() {}
 	}
@@ -252,13 +261,17 @@ func profileDeliveries(b *testing.B) (stop func()) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if err := pprof.StartCPUProfile(f); err != nil { // -cpuprofile profiles already
-		b.Logf("%s: %v", floorProfileEnv, err)
+	start, end := pprof.StartCPUProfile, pprof.StopCPUProfile
+	if traced {
+		start, end = trace.Start, trace.Stop
+	}
+	if err := start(f); err != nil { // -cpuprofile or -trace is on already
+		b.Logf("%s: %v", path, err)
 		f.Close()
 		return func() {}
 	}
 	return func() {
-		pprof.StopCPUProfile()
+		end()
 		if err := f.Close(); err != nil {
 			b.Fatal(err)
 		}
