@@ -17,6 +17,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/pixfoundry/payments/store"
 )
 
 // Scale benchmarks: reads at 10k charges and, on demand, at 1M, on bolt. The target
@@ -151,24 +153,14 @@ var scaleOps = []struct {
 	// other keys. By correlationID that is two descents, the unique key's tree then the
 	// records' tree; by record id, one.
 	{"StoreGetByCorrelationID", scaleSample, func(set *scaleSet) func(int) error {
-		var buf []byte
-		return func(i int) error {
-			return set.svc.view(context.Background(), func(t *txn) error {
-				r, err := t.tx.GetByKey(collCharges, t.company, correlationKey(set.corrs[i%len(set.corrs)]))
-				buf = append(buf[:0], r.Data...)
-				return err
-			})
-		}
+		return storeGet(set, func(t *txn, i int) (store.Record, error) {
+			return t.tx.GetByKey(collCharges, t.company, correlationKey(set.corrs[i%len(set.corrs)]))
+		})
 	}},
 	{"StoreGetByID", scaleSample, func(set *scaleSet) func(int) error {
-		var buf []byte
-		return func(i int) error {
-			return set.svc.view(context.Background(), func(t *txn) error {
-				r, err := t.tx.Get(collCharges, t.company, set.recordIDs[i%len(set.recordIDs)])
-				buf = append(buf[:0], r.Data...)
-				return err
-			})
-		}
+		return storeGet(set, func(t *txn, i int) (store.Record, error) {
+			return t.tx.Get(collCharges, t.company, set.recordIDs[i%len(set.recordIDs)])
+		})
 	}},
 	{"ListActiveFirstPage", 2, func(set *scaleSet) func(int) error {
 		return listScale(set, ChargeFilter{Status: ChargeActive}, scalePage, -1)
@@ -182,6 +174,19 @@ var scaleOps = []struct {
 	{"CountActive", 2, func(set *scaleSet) func(int) error {
 		return listScale(set, ChargeFilter{Status: ChargeActive, ListParams: ListParams{Limit: 1}}, 1, set.n-(set.n+3)/4)
 	}},
+}
+
+// storeGet is a read of the store floor: in a read transaction, the record look finds for
+// the i-th charge, its bytes copied out.
+func storeGet(set *scaleSet, look func(t *txn, i int) (store.Record, error)) func(int) error {
+	var buf []byte
+	return func(i int) error {
+		return set.svc.view(context.Background(), func(t *txn) error {
+			r, err := look(t, i)
+			buf = append(buf[:0], r.Data...)
+			return err
+		})
+	}
 }
 
 // listScale lists f and checks the page's length and, unless total is -1, the count.

@@ -182,7 +182,7 @@ sizes=$(echo "$scale" | tr ',' ' ')
 first=${scale%%,*}
 echo "reads by size (µs per read at $sizes charges; each size against the first, with its range over runs):"
 for op in $(echo "$out" | sed -n 's#^BenchmarkScale/\([A-Za-z]*\)/charges=.*#\1#p' | uniq); do
-  line=$(printf '  %-20s' "$op")
+  line=$(printf '  %-24s' "$op")
   atfirst=$(echo "$out" | grep "^BenchmarkScale/$op/charges=$first-" | awk '{print $3 / 1000}')
   for n in $sizes; do
     at=$(echo "$out" | grep "^BenchmarkScale/$op/charges=$n-" | awk '{print $3 / 1000}')
