@@ -7,9 +7,13 @@
 # Both cases also run the floor (bench/bare -durable: the bare handler committing what a
 # create must keep to a bbolt file, synced, in group commits, and reading a charge back
 # from it by its correlationID) and print floor/bare, what bbolt alone leaves of the bare
-# handler, and server/floor.
+# handler, and server/floor. The floor writes four keys per create; the keys floor
+# (bench/bare -durable -keys) writes every key the server's create writes, in store/bolt's
+# shapes and sizes, so server/keys is what the service adds to keeping them, and
+# keys/floor what keeping them costs.
 # It also prints the CPU time each process used per request (from /proc), with the ratio
-# of the bare handler's to the server's (the floor's is the last column): on a machine
+# of the bare handler's to the server's (the floors' are the "floor µs" and "keys µs"
+# columns): on a machine
 # shared with other work, requests/s moves with the load of the others while CPU time per
 # request mostly does not.
 #
@@ -50,8 +54,9 @@ tmp=$(mktemp -d)
 server_pid=""
 bare_pid=""
 floor_pid=""
+keys_pid=""
 cleanup() {
-  for pid in $server_pid $bare_pid $floor_pid; do kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; done
+  for pid in $server_pid $bare_pid $floor_pid $keys_pid; do kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; done
   rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -72,6 +77,10 @@ floor_port=$(freeport)
 floor_base="http://127.0.0.1:$floor_port"
 "$tmp/bare" -addr "127.0.0.1:$floor_port" -durable "$tmp/floor.db" 2>"$tmp/floor-err" &
 floor_pid=$!
+keys_port=$(freeport)
+keys_base="http://127.0.0.1:$keys_port"
+"$tmp/bare" -addr "127.0.0.1:$keys_port" -durable "$tmp/keys.db" -keys 2>"$tmp/keys-err" &
+keys_pid=$!
 
 for _ in $(seq 1 100); do
   grep -q '^App ID: ' "$tmp/out" 2>/dev/null && curl -fsS "$base/health" >/dev/null 2>&1 && break
@@ -79,7 +88,7 @@ for _ in $(seq 1 100); do
 done
 APP_ID=$(sed -n 's/^App ID: //p' "$tmp/out" | head -1)
 [ -n "$APP_ID" ] || { echo "server did not start:"; cat "$tmp/err"; exit 1; }
-for b in "$bare_base" "$floor_base"; do
+for b in "$bare_base" "$floor_base" "$keys_base"; do
   for _ in $(seq 1 100); do
     curl -sS -o /dev/null "$b/api/v1/charge/x" -H "Authorization: x" 2>/dev/null && break
     sleep 0.1
@@ -89,7 +98,7 @@ export APP_ID RUN="$(date +%s)"
 
 # One charge for the read benchmark, on the server and on the floor.
 export CHARGE_ID="load-get-$RUN"
-for b in "$base" "$floor_base"; do
+for b in "$base" "$floor_base" "$keys_base"; do
   curl -fsS -X POST "$b/api/v1/charge" -H "Authorization: $APP_ID" -H 'Content-Type: application/json' \
     -d "{\"correlationID\":\"$CHARGE_ID\",\"value\":1990}" >/dev/null
 done
@@ -120,8 +129,10 @@ spread() { sort -g | awk '{v[NR]=$1} END {m=(NR%2)?v[(NR+1)/2]:(v[NR/2]+v[NR/2+1
 
 echo "server -db ${DB:-bbolt file}; runs=$RUNS duration=$DURATION per measurement; medians; ratio = server/bare requests/s (min-max over runs);"
 echo "cpu µs/req = CPU time of the serving process per request; cpu ratio = bare/server CPU per request;"
-echo "floor = bench/bare -durable: floor/bare and server/floor requests/s, with their ranges"
-printf '%-13s %5s %11s %9s %9s %11s %7s %11s %9s %9s %9s %10s %16s %16s %9s\n' case conns "server r/s" p50 p99 "bare r/s" ratio "ratio range" "srv µs" "bare µs" "cpu ratio" "floor r/s" "floor/bare" "srv/floor" "floor µs"
+echo "floor = bench/bare -durable: floor/bare and server/floor requests/s, with their ranges;"
+echo "keys = bench/bare -durable -keys, the floor writing every key the server's create writes: keys/floor and server/keys"
+printf '%-13s %5s %11s %9s %9s %11s %7s %11s %9s %9s %9s %10s %16s %16s %9s %10s %16s %16s %9s\n' case conns "server r/s" p50 p99 "bare r/s" ratio "ratio range" "srv µs" "bare µs" "cpu ratio" "floor r/s" "floor/bare" "srv/floor" "floor µs" \
+  "keys r/s" "keys/floor" "srv/keys" "keys µs"
 for script in $CASES; do
   for c in $CONNS; do
     : >"$tmp/runs"
@@ -129,23 +140,29 @@ for script in $CASES; do
       read -r rps p50 p99 errs cpu < <(measure "$base" "$server_pid" "$script" "$c")
       read -r brps _ _ berrs bcpu < <(measure "$bare_base" "$bare_pid" "$script" "$c")
       read -r frps _ _ ferrs fcpu < <(measure "$floor_base" "$floor_pid" "$script" "$c")
-      echo "$rps $p50 $p99 $errs $brps $berrs $cpu $bcpu $frps $ferrs $fcpu" >>"$tmp/runs"
+      read -r krps _ _ kerrs kcpu < <(measure "$keys_base" "$keys_pid" "$script" "$c")
+      echo "$rps $p50 $p99 $errs $brps $berrs $cpu $bcpu $frps $ferrs $fcpu $krps $kerrs $kcpu" >>"$tmp/runs"
     done
     rps=$(awk '{print $1}' "$tmp/runs" | median)
     brps=$(awk '{print $5}' "$tmp/runs" | median)
     p50=$(awk '{print $2}' "$tmp/runs" | sed 's/us$/ 0.001/; s/ms$/ 1/; s/s$/ 1000/' | awk '{print $1*$2}' | median)
     p99=$(awk '{print $3}' "$tmp/runs" | sed 's/us$/ 0.001/; s/ms$/ 1/; s/s$/ 1000/' | awk '{print $1*$2}' | median)
-    errs=$(awk '{s+=$4+$6+$10} END {print s}' "$tmp/runs")
+    errs=$(awk '{s+=$4+$6+$10+$13} END {print s}' "$tmp/runs")
     floor=$(awk '{print $9}' "$tmp/runs" | median | xargs printf '%.0f')
     fratio=$(awk '{print $9/$5}' "$tmp/runs" | spread)
     sfratio=$(awk '{print $1/$9}' "$tmp/runs" | spread)
     fcpu=$(awk '{print $11}' "$tmp/runs" | median)
+    keys=$(awk '{print $12}' "$tmp/runs" | median | xargs printf '%.0f')
+    skratio=$(awk '{print $1/$12}' "$tmp/runs" | spread)
+    kfratio=$(awk '{print $12/$9}' "$tmp/runs" | spread)
+    kcpu=$(awk '{print $14}' "$tmp/runs" | median)
     range=$(awk '{r=$1/$5; if (NR==1||r<lo) lo=r; if (NR==1||r>hi) hi=r} END {printf "%.2f-%.2f", lo, hi}' "$tmp/runs")
     cpu=$(awk '{print $7}' "$tmp/runs" | median)
     bcpu=$(awk '{print $8}' "$tmp/runs" | median)
-    printf '%-13s %5s %11.0f %7.2fms %7.2fms %11.0f %7.2f %11s %9.1f %9.1f %9.2f %10s %16s %16s %9.1f%s\n' "$script" "$c" "$rps" "$p50" "$p99" "$brps" \
+    printf '%-13s %5s %11.0f %7.2fms %7.2fms %11.0f %7.2f %11s %9.1f %9.1f %9.2f %10s %16s %16s %9.1f %10s %16s %16s %9.1f%s\n' "$script" "$c" "$rps" "$p50" "$p99" "$brps" \
       "$(awk -v a="$rps" -v b="$brps" 'BEGIN {print a/b}')" "$range" "$cpu" "$bcpu" \
-      "$(awk -v a="$bcpu" -v b="$cpu" 'BEGIN {print a/b}')" "$floor" "$fratio" "$sfratio" "$fcpu" "$([ "$errs" != 0 ] && echo "  ($errs non-200)")"
+      "$(awk -v a="$bcpu" -v b="$cpu" 'BEGIN {print a/b}')" "$floor" "$fratio" "$sfratio" "$fcpu" \
+      "$keys" "$kfratio" "$skratio" "$kcpu" "$([ "$errs" != 0 ] && echo "  ($errs non-200)")"
   done
 done
 

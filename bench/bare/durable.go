@@ -27,12 +27,14 @@ import (
 //
 // It answers with as many bytes as the server's reply (replySize). It builds no BR Code,
 // prices no fee, checks no App ID, keeps no other key or index and no count, and encodes
-// by appending bytes: the server does each of those.
+// by appending bytes: the server does each of those. With -keys it keeps every key and
+// count the server keeps instead of four (durable_keys.go).
 //
 // Each GET is the floor of a read the same way (see get): the record found by its
 // correlationID in one read transaction and answered, at the size of the server's reply.
 type durable struct {
 	db   *bbolt.DB
+	all  bool // -keys: every key the server's create writes (durable_keys.go), not four
 	mu   sync.Mutex
 	wait []*pending // writes for the next commit
 	wake chan struct{}
@@ -40,10 +42,12 @@ type durable struct {
 }
 
 // The sizes, in bytes, the server stores and answers for the load script's create (a
-// charge of 1990 with a comment), measured on the server.
+// charge of 1990 with a comment), measured on the server: the charge's and the event's
+// values as its bbolt file holds them (TestKeysFloorWritesWhatTheServerWrites checks them
+// against the server's), and its replies.
 const (
-	recordSize   = 1119
-	eventSize    = 1671
+	recordSize   = 1175
+	eventSize    = 2020
 	replySize    = 1753
 	getReplySize = 1506 // GET of the load script's charge (no comment)
 )
@@ -61,13 +65,17 @@ var (
 
 var bucketNames = [][]byte{[]byte("records"), []byte("keys"), []byte("index"), []byte("events")}
 
-func openDurable(path string) (*durable, error) {
+func openDurable(path string, all bool) (*durable, error) {
 	db, err := bbolt.Open(path, 0o600, &bbolt.Options{Timeout: time.Second, FreelistType: bbolt.FreelistMapType, NoFreelistSync: true})
 	if err != nil {
 		return nil, err
 	}
+	names := bucketNames
+	if all {
+		names = allBuckets
+	}
 	err = db.Update(func(tx *bbolt.Tx) error {
-		for _, name := range bucketNames {
+		for _, name := range names {
 			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
 				return err
 			}
@@ -77,15 +85,14 @@ func openDurable(path string) (*durable, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &durable{db: db, wake: make(chan struct{}, 1)}
+	d := &durable{db: db, all: all, wake: make(chan struct{}, 1)}
 	go d.write()
 	return d, nil
 }
 
 func (d *durable) create(w http.ResponseWriter, req chargeRequest) {
 	p := &pending{corr: req.CorrelationID, done: make(chan error, 1)}
-	p.record = padded(req, recordSize)
-	p.ev = padded(req, eventSize)
+	p.record, p.ev = padded(req, recordSize), padded(req, eventSize)
 	d.mu.Lock()
 	d.wait = append(d.wait, p)
 	d.mu.Unlock()
@@ -113,9 +120,15 @@ func (d *durable) create(w http.ResponseWriter, req chargeRequest) {
 func (d *durable) get(w http.ResponseWriter, corr string) {
 	var out []byte
 	err := d.db.View(func(tx *bbolt.Tx) error {
-		id := tx.Bucket(bucketNames[1]).Get([]byte(corr))
-		if id == nil {
+		key, id := []byte(corr), []byte(nil)
+		if d.all {
+			key = allCorrKey(corr)
+		}
+		if id = tx.Bucket(bucketNames[1]).Get(key); id == nil {
 			return errNotFound
+		}
+		if d.all {
+			id = tuple("charges", company, string(id))
 		}
 		record := tx.Bucket(bucketNames[0]).Get(id)
 		out = make([]byte, len(record), max(len(record), getReplySize))
@@ -169,6 +182,9 @@ func (d *durable) write() {
 		}
 		errs := make([]error, len(batch))
 		err := d.db.Update(func(tx *bbolt.Tx) error {
+			if d.all {
+				return d.putAll(tx, batch, errs)
+			}
 			records, keys, index, events := tx.Bucket(bucketNames[0]), tx.Bucket(bucketNames[1]), tx.Bucket(bucketNames[2]), tx.Bucket(bucketNames[3])
 			for _, b := range []*bbolt.Bucket{records, keys, index, events} {
 				b.FillPercent = 0.9
@@ -198,4 +214,10 @@ func (d *durable) write() {
 			p.done <- errs[i]
 		}
 	}
+}
+
+// close stops the writer and closes the file: for tests, once every create has returned.
+func (d *durable) close() error {
+	close(d.wake)
+	return d.db.Close()
 }

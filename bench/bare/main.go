@@ -12,6 +12,8 @@
 // With -durable FILE it is instead the floor of a create that keeps what it is sent, and of
 // a read of what was kept (see durable.go): each POST is committed to a bbolt file, synced,
 // before its answer, and each GET reads the record it finds by its correlationID there.
+// With -keys as well, each POST commits every key the server's create commits (in
+// store/bolt's shapes and sizes), not four: the floor of keeping what the server keeps.
 package main
 
 import (
@@ -38,11 +40,12 @@ type chargeReply struct {
 func main() {
 	addr := flag.String("addr", "127.0.0.1:8081", "listen address")
 	durableFile := flag.String("durable", "", "bbolt file: commit each create to it before answering (the floor of a durable create)")
+	allKeys := flag.Bool("keys", false, "with -durable: commit every key the server's create writes, not four (durable_keys.go)")
 	flag.Parse()
 	var d *durable
 	if *durableFile != "" {
 		var err error
-		if d, err = openDurable(*durableFile); err != nil {
+		if d, err = openDurable(*durableFile, *allKeys); err != nil {
 			fmt.Fprintln(os.Stderr, "bare:", err)
 			os.Exit(1)
 		}
