@@ -38,12 +38,14 @@ import (
 // above): the payment link, the txid route, and each key's value (the charge's id).
 var allSizes = struct{ link, route, key int }{link: 71, route: 23, key: 24}
 
-// allIndexes are the index names a create adds an entry to, in the order of allEntries.
+// allIndexes are the indexes a create adds an entry to (collection and name), whose counts
+// each commit writes.
 var allIndexes = [][2]string{{"charges", "all"}, {"charges", "status:ACTIVE"}, {"charges", "expiry"}, {"events", "all"}, {"events", "name:OPENPIX:CHARGE_CREATED"}}
 
 // allBuckets are store/bolt's buckets: records, keys, index, counts, counters.
 var allBuckets = [][]byte{[]byte("records"), []byte("keys"), []byte("index"), []byte("counts"), []byte("counters")}
 
+// company is the space the records of the server's default company are kept under.
 const company = "default"
 
 // tuple is a store/bolt key of parts.
