@@ -24,19 +24,25 @@ import (
 // same form compare equal), with the new value's size.
 type written map[string]int
 
-// snapshot is every key of the file at path with a digest of its value.
-func snapshot(t *testing.T, path string) map[string][sha256.Size]byte {
+// value is what snapshot keeps of a key's value: a digest and the size.
+type value struct {
+	sum  [sha256.Size]byte
+	size int
+}
+
+// snapshot is every key of the file at path, as "bucket\x00key", with its value.
+func snapshot(t *testing.T, path string) map[string]value {
 	t.Helper()
 	db, err := bbolt.Open(path, 0o600, &bbolt.Options{ReadOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	out := map[string][sha256.Size]byte{}
+	out := map[string]value{}
 	err = db.View(func(tx *bbolt.Tx) error {
 		return tx.ForEach(func(name []byte, b *bbolt.Bucket) error {
 			return b.ForEach(func(k, v []byte) error {
-				out[string(name)+"\x00"+string(k)] = sha256.Sum256(v)
+				out[string(name)+"\x00"+string(k)] = value{sha256.Sum256(v), len(v)}
 				return nil
 			})
 		})
@@ -49,29 +55,16 @@ func snapshot(t *testing.T, path string) map[string][sha256.Size]byte {
 
 var hexRun, digit = regexp.MustCompile(`[0-9a-f]{4,}`), regexp.MustCompile(`[0-9]`)
 
-// diff is what changed from before to the file at path now (see written).
-func diff(t *testing.T, before map[string][sha256.Size]byte, path string) written {
-	t.Helper()
-	after := snapshot(t, path)
-	db, err := bbolt.Open(path, 0o600, &bbolt.Options{ReadOnly: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+// diff is what changed from before to after (see written).
+func diff(before, after map[string]value) written {
 	w := written{}
-	err = db.View(func(tx *bbolt.Tx) error {
-		for k, sum := range after {
-			if old, ok := before[k]; ok && old == sum {
-				continue
-			}
-			bucket, key, _ := strings.Cut(k, "\x00")
-			shape := digit.ReplaceAllString(hexRun.ReplaceAllString(strings.ReplaceAll(key, "\x00\x01", " "), "<hex>"), "9")
-			w[bucket+" "+shape] = len(tx.Bucket([]byte(bucket)).Get([]byte(key)))
+	for k, v := range after {
+		if old, ok := before[k]; ok && old == v {
+			continue
 		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
+		bucket, key, _ := strings.Cut(k, "\x00")
+		shape := digit.ReplaceAllString(hexRun.ReplaceAllString(strings.ReplaceAll(key, "\x00\x01", " "), "<hex>"), "9")
+		w[bucket+" "+shape] = v.size
 	}
 	return w
 }
@@ -106,7 +99,7 @@ func TestKeysFloorWritesWhatTheServerWrites(t *testing.T) {
 	serverCreate(1)
 	before := snapshot(t, srvPath)
 	serverCreate(2)
-	server := diff(t, before, srvPath)
+	server := diff(before, snapshot(t, srvPath))
 
 	floorPath := filepath.Join(t.TempDir(), "floor.db")
 	floorCreate := func(i int) {
@@ -120,7 +113,7 @@ func TestKeysFloorWritesWhatTheServerWrites(t *testing.T) {
 	floorCreate(1)
 	before = snapshot(t, floorPath)
 	floorCreate(2)
-	floor := diff(t, before, floorPath)
+	floor := diff(before, snapshot(t, floorPath))
 
 	keys := func(w written) []string {
 		var ks []string
