@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"fmt"
+	"maps"
 	"net/http/httptest"
 	"path/filepath"
 	"regexp"
@@ -115,15 +116,7 @@ func TestKeysFloorWritesWhatTheServerWrites(t *testing.T) {
 	floorCreate(2)
 	floor := diff(before, snapshot(t, floorPath))
 
-	keys := func(w written) []string {
-		var ks []string
-		for k := range w {
-			ks = append(ks, k)
-		}
-		slices.Sort(ks)
-		return ks
-	}
-	is.Equal(keys(floor), keys(server)) // the same keys, of the same shapes
+	is.Equal(slices.Sorted(maps.Keys(floor)), slices.Sorted(maps.Keys(server))) // the same keys, of the same shapes
 	for k, n := range server {
 		m := floor[k]
 		if d := m - n; d*10 > n || -d*10 > n {
