@@ -249,7 +249,7 @@ func (t *txn) createCharge(p CreateChargeParams) (Charge, error) {
 	} else {
 		pr = nil // built here, or its customer linked here: encoded here
 		if !ok {
-			if c, err = t.buildCharge(corr, p); err != nil {
+			if err = t.buildCharge(&c, corr, &p); err != nil {
 				return Charge{}, err
 			}
 		}
@@ -289,13 +289,26 @@ func (t *txn) createCharge(p CreateChargeParams) (Charge, error) {
 	return c, t.emitChargeCreated(c, pr)
 }
 
-// buildCharge validates p and makes the charge with its identifiers and BR Code.
-func (t *txn) buildCharge(corr string, p CreateChargeParams) (Charge, error) {
+// buildCharge validates p and makes the charge with its identifiers and BR Code in *c
+// (filled in place: a Charge is 656 bytes, see encodePrepared).
+//
+// It is two steps so that the BR Code's encoding, the deepest calls of a create, runs
+// below a small frame: with them below checkCharge's, a create outgrew its goroutine's
+// first stack (see encodePrepared).
+func (t *txn) buildCharge(c *Charge, corr string, p *CreateChargeParams) error {
+	if err := t.checkCharge(c, corr, p); err != nil {
+		return err
+	}
+	return t.codeCharge(c, p.ids)
+}
+
+// checkCharge validates p and fills *c from it: buildCharge's first step.
+func (t *txn) checkCharge(c *Charge, corr string, p *CreateChargeParams) error {
 	now := t.now
 	if p.Value <= 0 || p.Value > MaxChargeValue {
-		return Charge{}, invalid("value", "value must be a positive number of centavos up to %d", int64(MaxChargeValue))
+		return invalid("value", "value must be a positive number of centavos up to %d", int64(MaxChargeValue))
 	}
-	c := Charge{
+	*c = Charge{
 		Status: ChargeActive, Type: p.Type, Value: p.Value, CorrelationID: corr,
 		EnableCashbackPercentage:          p.EnableCashbackPercentage,
 		EnableCashbackExclusivePercentage: p.EnableCashbackExclusivePercentage,
@@ -307,53 +320,57 @@ func (t *txn) buildCharge(corr string, p CreateChargeParams) (Charge, error) {
 	}
 	var err error
 	if c.Comment, err = cleanString("comment", p.Comment, MaxComment); err != nil {
-		return Charge{}, err
+		return err
 	}
 	if c.AdditionalInfo, err = cleanAdditionalInfo(p.AdditionalInfo); err != nil {
-		return Charge{}, err
+		return err
 	}
 	switch c.Type {
 	case ChargeDynamic:
 		if err := p.checkNoOverdueFields(); err != nil {
-			return Charge{}, err
+			return err
 		}
 		if c.ExpiresDate, err = expiry(now, p.ExpiresIn, p.ExpiresDate); err != nil {
-			return Charge{}, err
+			return err
 		}
 	case ChargeOverdue:
-		if err := c.setOverdue(now, p); err != nil {
-			return Charge{}, err
+		if err := c.setOverdue(now, *p); err != nil {
+			return err
 		}
 	default:
-		return Charge{}, invalid("type", "type must be DYNAMIC or OVERDUE")
+		return invalid("type", "type must be DYNAMIC or OVERDUE")
 	}
 	c.ExpiresIn = wholeSeconds(now, c.ExpiresDate)
 	if p.Subaccount != "" && len(p.Splits) > 0 {
-		return Charge{}, invalid("splits", "give subaccount (it receives the whole charge) or splits, not both")
+		return invalid("splits", "give subaccount (it receives the whole charge) or splits, not both")
 	}
 	if p.Subaccount != "" {
 		if c.Subaccount, _, err = parsePixKey("subaccount", p.Subaccount, ""); err != nil {
-			return Charge{}, err
+			return err
 		}
 		if err := t.mustHaveSubaccount("subaccount", c.Subaccount); err != nil {
-			return Charge{}, err
+			return err
 		}
 	}
 	if c.Splits, err = cleanSplits(p.Splits, p.Value); err != nil {
-		return Charge{}, err
+		return err
 	}
 	for i, sp := range c.Splits {
 		if err := t.mustHaveSubaccount(fieldAt("splits", i, "pixKey"), sp.PixKey); err != nil {
-			return Charge{}, err
+			return err
 		}
 	}
+	return nil
+}
 
+// codeCharge gives the checked charge c its fee, its identifiers (ids, or drawn now if
+// nil) and its BR Code: buildCharge's second step.
+func (t *txn) codeCharge(c *Charge, ids *chargeIDs) error {
 	co, err := t.loadCompany()
 	if err != nil {
-		return Charge{}, err
+		return err
 	}
 	c.Fee = co.fees().Fee(c.Value)
-	ids := p.ids
 	if ids == nil {
 		ids = t.svc.core.ids.chargeIDs(t.now)
 	}
@@ -368,9 +385,9 @@ func (t *txn) buildCharge(corr string, p CreateChargeParams) (Charge, error) {
 		static.Amount = c.Value
 	}
 	if c.BRCode, err = brcode.EncodeStatic(static); err != nil {
-		return Charge{}, brcodeErr(err)
+		return brcodeErr(err)
 	}
-	return c, nil
+	return nil
 }
 
 // brcodeErr is an encoding failure of a BR Code: every input was validated before (the
@@ -486,7 +503,7 @@ func fieldAt(list string, i int, name string) string {
 // (txidKeys), without a key of its own; and every charge is found by paymentLinkID
 // through the system-space record of the link (chargeByLink), which it needs anyway for
 // the public QR image: two keys fewer to check and write per charge.
-func (c Charge) keys() []string {
+func (c *Charge) keys() []string {
 	keys := []string{
 		correlationKey(c.CorrelationID),
 		"transactionID:" + c.TransactionID,
@@ -501,7 +518,7 @@ func (c Charge) keys() []string {
 // ones by expiry time, for the expiry pass.
 const indexExpiry = "expiry"
 
-func (c Charge) indexes() []store.Index {
+func (c *Charge) indexes() []store.Index {
 	created := sortTime(c.CreatedAt)
 	ix := []store.Index{
 		{Name: indexAll, Sort: created},
@@ -594,7 +611,7 @@ func (t *txn) findCharge(id string) (Charge, error) {
 // chargeLinkRecord is the paymentlinks record of the new charge c: its paymentLinkID in
 // the system space, with its company and id (see collPaymentLinks), by which the public QR
 // image and its company find it.
-func (t *txn) chargeLinkRecord(c Charge) (store.Record, error) {
+func (t *txn) chargeLinkRecord(c *Charge) (store.Record, error) {
 	return encode(c.PaymentLinkID, paymentLink{Company: t.company, Kind: linkCharge, ID: c.ID}, nil, nil)
 }
 

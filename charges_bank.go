@@ -58,8 +58,8 @@ func (s *Service) issueAtBank(ctx context.Context, now time.Time, p CreateCharge
 		} else if ErrorCode(err) != ENOTFOUND {
 			return err
 		}
-		c, err := t.buildCharge(corr, p)
-		if err != nil {
+		var c Charge
+		if err := t.buildCharge(&c, corr, &p); err != nil {
 			return err
 		}
 		co, err := t.loadCompany()

@@ -27,7 +27,7 @@ func (c Charge) appendJSON(b []byte) []byte { return appendCharge(b, &c) }
 // without reflection. httpadapter's charge replies use it.
 func (c *Charge) AppendJSON(b []byte) []byte { return appendCharge(b, c) }
 
-func (e chargeEvent) appendJSON(b []byte) []byte {
+func (e *chargeEvent) appendJSON(b []byte) []byte {
 	b = append(b, `{"charge":`...)
 	b = appendChargeWith(b, &e.Charge, e.subscription)
 	b = append(b, `,"company":`...)

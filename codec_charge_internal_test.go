@@ -43,12 +43,12 @@ func TestChargeJSON_SameAsEncodingJSON(t *testing.T) {
 			is.True(ok) // the filler set the optional fields too
 		}
 		same(t, ev.Charge)
-		same(t, ev)
+		same(t, &ev)
 	})
 	t.Run("Zero", func(t *testing.T) {
 		same(t, Charge{})
-		same(t, chargeEvent{})
-		same(t, chargeEvent{Company: &eventCompany{}, Account: &Account{}})
+		same(t, &chargeEvent{})
+		same(t, &chargeEvent{Company: &eventCompany{}, Account: &Account{}})
 	})
 	t.Run("EmptyNotNil", func(t *testing.T) {
 		c := Charge{
@@ -65,7 +65,7 @@ func TestChargeJSON_SameAsEncodingJSON(t *testing.T) {
 			var ev chargeEvent
 			fill(reflect.ValueOf(&ev).Elem(), r, 0.4)
 			same(t, ev.Charge)
-			same(t, ev)
+			same(t, &ev)
 		}
 	})
 }

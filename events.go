@@ -459,7 +459,7 @@ func (t *txn) emitCharge(name string, c Charge) error {
 	if err != nil {
 		return err
 	}
-	return t.emit(name, chargeEvent{Charge: c, Company: co.eventRef(), Account: acct, subscription: sub})
+	return t.emit(name, &chargeEvent{Charge: c, Company: co.eventRef(), Account: acct, subscription: sub})
 }
 
 // companyParty is the company's side of its Pix: its key, name and tax ID.

@@ -84,41 +84,50 @@ func (t *txn) prepareCharge(p CreateChargeParams) *chargePrep {
 	if err != nil {
 		return nil
 	}
-	c, err := t.buildCharge(corr, p)
-	if err != nil {
+	prep := &chargePrep{ids: p.ids, now: t.now, company: r.Data}
+	if err = t.buildCharge(&prep.charge, corr, &p); err != nil {
 		return nil
 	}
-	prep := &chargePrep{params: p.bare(), ids: p.ids, now: t.now, company: r.Data, charge: c}
+	prep.params = p.bare()
 	if p.Customer != nil {
 		return prep // linking may create the customer: done in the transaction
 	}
-	if p.customer != nil {
-		cust := *p.customer
+	t.encodePrepared(prep, p.customer)
+	return prep
+}
+
+// encodePrepared encodes prep's charge, linked to customer if not nil, as stored, and its
+// CHARGE_CREATED, into prep (see chargePrep), leaving prep.data nil if it could not.
+//
+// It is prepareCharge's second half, and the charges are built in prep and ev, on the
+// heap: a Charge is 656 bytes, and with its copies on the stack, in one function, a create
+// outgrew the caller's first stack, and grew it again at every call after the collector
+// shrank it (BenchmarkCreateChargeCallers).
+func (t *txn) encodePrepared(prep *chargePrep, customer *Customer) {
+	prep.stored = prep.charge
+	c := &prep.stored
+	if customer != nil {
+		cust := *customer
 		c.Customer = &cust
 	}
-	if prep.data, err = marshal(c); err != nil {
-		return prep
-	}
+	prep.data = appendCharge(make([]byte, 0, 1024), c) // marshal, with no copy of *c
+	var err error
 	if prep.link, err = t.chargeLinkRecord(c); err != nil {
 		prep.data = nil
-		return prep
+		return
 	}
-	prep.stored, prep.keys, prep.indexes = c, c.keys(), c.indexes()
-	t.present(&c)
+	prep.keys, prep.indexes = c.keys(), c.indexes()
 	co, acct, err := t.eventOwner()
-	if err != nil {
-		return prep
+	if err != nil || c.Subscription != "" {
+		return // a subscription's payload carries it, read in the transaction (emitCharge)
 	}
-	if c.Subscription != "" {
-		return prep // its payload carries the subscription, read in the transaction (emitCharge)
-	}
-	ev := chargeEvent{Charge: c, Company: co.eventRef(), Account: acct}
+	ev := &chargeEvent{Charge: *c, Company: co.eventRef(), Account: acct}
+	t.present(&ev.Charge)
 	e, err := encodeEventOf(t.svc.EventName(EventChargeCreated), t.now, ev)
 	if err != nil {
-		return prep
+		return
 	}
 	prep.event, prep.owner, prep.account = &e, *ev.Company, *acct
-	return prep
 }
 
 // bare is p without what is prepared for it.
@@ -208,7 +217,7 @@ func (t *txn) insertCharge(c Charge, pr *chargePrep) error {
 			return err
 		}
 		var err error
-		if link, err = t.chargeLinkRecord(c); err != nil {
+		if link, err = t.chargeLinkRecord(&c); err != nil {
 			return err
 		}
 	} else {
@@ -234,7 +243,7 @@ func (t *txn) emitChargeCreated(c Charge, pr *chargePrep) error {
 	ref := co.eventRef()
 	if *ref != pr.owner || *acct != pr.account {
 		t.svc.core.reads.forget(t.company) // prepared from an account since changed (its balance)
-		return t.emit(EventChargeCreated, chargeEvent{Charge: c, Company: ref, Account: acct})
+		return t.emit(EventChargeCreated, &chargeEvent{Charge: c, Company: ref, Account: acct})
 	}
 	return t.emitEncoded(*pr.event)
 }

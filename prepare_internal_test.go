@@ -120,7 +120,7 @@ func TestCreateCharge_PreparedRecords(t *testing.T) {
 		is.NoErr(err)
 		is.Equal(r.Keys, p.prep.stored.keys())       // the keys the charge has
 		is.Equal(r.Indexes, p.prep.stored.indexes()) // its index entries
-		want, err := t.chargeLinkRecord(p.prep.stored)
+		want, err := t.chargeLinkRecord(&p.prep.stored)
 		is.NoErr(err)
 		got, err := t.tx.Get(collPaymentLinks, systemSpace, c.PaymentLinkID)
 		is.NoErr(err)
