@@ -48,12 +48,18 @@ const floorSigners = 2
 // (the bytes of pages the commits wrote: the webhookSent audit's rewrite of each
 // delivery's Pix transaction is most of it); floor-sig/s and
 // cpu-µs/sig for the floor; ratio, deliveries/s over floor-sig/s.
+//
+// A delivery also goes over HTTP, which the signing floor leaves out: the sending floor
+// (sendingFloor) signs and sends bodies of the same size to a receiver as this one,
+// DefaultWebhookInFlight at once, with nothing stored. floor-send/s and cpu-µs/send are
+// its figures, ratio-send deliveries/s over floor-send/s: what claiming, recording and
+// committing leave of what signing and sending alone allow.
 func BenchmarkWebhookDeliveryFloor(b *testing.B) {
 	key, err := rsa.GenerateKey(rand.Reader, 2048)
 	if err != nil {
 		b.Fatal(err)
 	}
-	var delivered, floor, cpuDelivery, cpuSig, commits, writeUs, written float64
+	var delivered, floor, sends, cpuDelivery, cpuSig, cpuSend, commits, writeUs, written float64
 	b.StopTimer()
 	for range b.N {
 		r := runDeliveryFloor(b, key)
@@ -65,6 +71,9 @@ func BenchmarkWebhookDeliveryFloor(b *testing.B) {
 		fs, fc := signingFloor(b, key, r.bodySize)
 		floor += fs
 		cpuSig += fc
+		ss, sc := sendingFloor(b, key, r.bodySize)
+		sends += ss
+		cpuSend += sc
 	}
 	n := float64(b.N)
 	b.ReportMetric(delivered/n, "deliveries/s")
@@ -75,6 +84,9 @@ func BenchmarkWebhookDeliveryFloor(b *testing.B) {
 	b.ReportMetric(floor/n, "floor-sig/s")
 	b.ReportMetric(cpuSig/n, "cpu-µs/sig")
 	b.ReportMetric(delivered/floor, "ratio")
+	b.ReportMetric(sends/n, "floor-send/s")
+	b.ReportMetric(cpuSend/n, "cpu-µs/send")
+	b.ReportMetric(delivered/sends, "ratio-send")
 }
 
 // floorRun is what one delivery run measured.
@@ -89,23 +101,7 @@ type floorRun struct {
 // then times ServeWebhooks delivering them all.
 func runDeliveryFloor(b *testing.B, key *rsa.PrivateKey) floorRun {
 	b.Helper()
-	var seen atomic.Int64
-	var bodySize atomic.Int64
-	all := make(chan struct{})
-	rcv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		n, _ := io.Copy(io.Discard, r.Body)
-		if r.Header.Get(webhook.HeaderID) == "" || r.Header.Get(webhook.HeaderRSA) == "" {
-			w.WriteHeader(http.StatusBadRequest)
-			return
-		}
-		if strings.HasPrefix(r.Header.Get(webhook.HeaderID), "test_") {
-			return // CreateWebhook's test call
-		}
-		bodySize.Store(n)
-		if seen.Add(1) == floorCharges {
-			close(all)
-		}
-	}))
+	rcv := newFloorReceiver()
 	defer rcv.Close()
 
 	var commits commitTotals
@@ -161,7 +157,7 @@ func runDeliveryFloor(b *testing.B, key *rsa.PrivateKey) floorRun {
 		defer close(served)
 		svc.ServeWebhooks(serveCtx, payments.DefaultWebhookPoll)
 	}()
-	<-all
+	<-rcv.all
 	for { // every attempt recorded, and the cursor past the events after the last one
 		if attempts.Load() >= floorCharges {
 			lag, err := svc.OutboxLag(ctx)
@@ -181,14 +177,43 @@ func runDeliveryFloor(b *testing.B, key *rsa.PrivateKey) floorRun {
 	after := commits.get()
 	stop()
 	<-served
-	if n := seen.Load(); n != floorCharges {
+	if n := rcv.seen.Load(); n != floorCharges {
 		b.Fatalf("receiver saw %d deliveries, want %d", n, floorCharges)
 	}
 	n := after.commits - before.commits
 	return floorRun{perSec: floorCharges / took.Seconds(), cpuPer: micros(cpu) / floorCharges,
 		commitsPer: float64(n) / floorCharges, writePer: micros(after.write-before.write) / float64(max(n, 1)),
 		writtenPer: float64(after.written-before.written) / floorCharges,
-		bodySize:   int(bodySize.Load())}
+		bodySize:   int(rcv.bodySize.Load())}
+}
+
+// floorReceiver is the loopback receiver of BenchmarkWebhookDeliveryFloor: it answers 200
+// at once to a signed delivery and 400 to one without its signature headers, and counts
+// the deliveries (not the test calls CreateWebhook makes), closing all at the
+// floorCharges-th.
+type floorReceiver struct {
+	*httptest.Server
+	seen, bodySize atomic.Int64
+	all            chan struct{}
+}
+
+func newFloorReceiver() *floorReceiver {
+	rcv := &floorReceiver{all: make(chan struct{})}
+	rcv.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n, _ := io.Copy(io.Discard, r.Body)
+		if r.Header.Get(webhook.HeaderID) == "" || r.Header.Get(webhook.HeaderRSA) == "" {
+			w.WriteHeader(http.StatusBadRequest)
+			return
+		}
+		if strings.HasPrefix(r.Header.Get(webhook.HeaderID), "test_") {
+			return // CreateWebhook's test call
+		}
+		rcv.bodySize.Store(n)
+		if rcv.seen.Add(1) == floorCharges {
+			close(rcv.all)
+		}
+	}))
+	return rcv
 }
 
 // signingFloor is how many deliveries of size-byte bodies key's webhook.Signer signs per
@@ -196,6 +221,51 @@ func runDeliveryFloor(b *testing.B, key *rsa.PrivateKey) floorRun {
 func signingFloor(b *testing.B, key *rsa.PrivateKey, size int) (perSec, cpuPer float64) {
 	b.Helper()
 	signer := webhook.NewSigner(key, 0)
+	perSec, cpuPer = floorLoop(b, floorSigners, size, func(d webhook.Delivery) error {
+		_, err := signer.Headers(d)
+		return err
+	})
+	if n := signer.RSASignatures(); n != floorCharges {
+		b.Fatalf("signer made %d RSA signatures, want %d (one per body)", n, floorCharges)
+	}
+	return perSec, cpuPer
+}
+
+// sendingFloor is the least a delivery does with no store: what floorCharges deliveries of
+// size-byte bodies, each body new, signed by key's webhook.Signer and sent by
+// httpadapter.NewWebhookSender to a receiver as the benchmark's, give per second, with
+// DefaultWebhookInFlight of them at once (the deliveries' own bound for one webhook), and
+// the CPU per delivery, the receiver's included. No claim, no attempt recorded, no commit.
+func sendingFloor(b *testing.B, key *rsa.PrivateKey, size int) (perSec, cpuPer float64) {
+	b.Helper()
+	rcv := newFloorReceiver()
+	defer rcv.Close()
+	signer := webhook.NewSigner(key, 0)
+	sender := httpadapter.NewWebhookSender(httpadapter.WebhookSenderOptions{AllowPrivate: true})
+	perSec, cpuPer = floorLoop(b, payments.DefaultWebhookInFlight, size, func(d webhook.Delivery) error {
+		h, err := signer.Headers(d)
+		if err != nil {
+			return err
+		}
+		sendCtx, cancel := context.WithTimeout(ctx, payments.DefaultWebhookTimeout)
+		defer cancel()
+		res, err := sender.SendWebhook(sendCtx, payments.WebhookRequest{URL: rcv.URL, Header: h, Body: d.Body})
+		if err == nil && res.Status != http.StatusOK {
+			err = fmt.Errorf("receiver answered %d", res.Status)
+		}
+		return err
+	})
+	if n := rcv.seen.Load(); n != floorCharges {
+		b.Fatalf("receiver saw %d deliveries, want %d", n, floorCharges)
+	}
+	return perSec, cpuPer
+}
+
+// floorLoop runs do on goroutines goroutines until it has had floorCharges deliveries,
+// each with a size-byte body of its own, and returns how many it did per second and the
+// process's CPU per delivery.
+func floorLoop(b *testing.B, goroutines, size int, do func(webhook.Delivery) error) (perSec, cpuPer float64) {
+	b.Helper()
 	bodies := make([][]byte, floorCharges)
 	for i := range bodies {
 		body := make([]byte, size)
@@ -206,14 +276,14 @@ func signingFloor(b *testing.B, key *rsa.PrivateKey, size int) (perSec, cpuPer f
 		bodies[i] = body
 	}
 	var next atomic.Int64
-	errs := make([]error, floorSigners)
+	errs := make([]error, goroutines)
 	var wg sync.WaitGroup
 	cpu0 := processCPU(b)
 	start := time.Now()
-	for g := range floorSigners {
+	for g := range goroutines {
 		wg.Go(func() {
 			for i := next.Add(1) - 1; i < floorCharges; i = next.Add(1) - 1 {
-				_, err := signer.Headers(webhook.Delivery{ID: fmt.Sprint("msg_", i), At: start, Secret: "whsec_c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0", Body: bodies[i]})
+				err := do(webhook.Delivery{ID: fmt.Sprint("msg_", i), At: start, Secret: "whsec_c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0", Body: bodies[i]})
 				if err != nil {
 					errs[g] = err
 					return
@@ -228,9 +298,6 @@ func signingFloor(b *testing.B, key *rsa.PrivateKey, size int) (perSec, cpuPer f
 		if err != nil {
 			b.Fatal(err)
 		}
-	}
-	if n := signer.RSASignatures(); n != floorCharges {
-		b.Fatalf("signer made %d RSA signatures, want %d (one per body)", n, floorCharges)
 	}
 	return floorCharges / took.Seconds(), micros(cpu) / floorCharges
 }

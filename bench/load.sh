@@ -30,7 +30,8 @@
 # as the ceiling); reads at the sizes in SCALE, with the store's own look-ups as their floor
 # (default 10000,200000,1000000: seeding 1M takes minutes and about 6 GB under the temporary
 # directory, kept for the next run; BenchmarkScale); and webhook deliveries against the
-# RSA signing floor (BenchmarkWebhookDeliveryFloor). It prints medians with their ranges.
+# RSA signing floor and against the sending floor, signing and sending with no store
+# (BenchmarkWebhookDeliveryFloor). It prints medians with their ranges.
 #
 # DB is the server's -db (default a bbolt file in the temporary directory); memory: keeps
 # everything in memory, which shows what the service costs without a disk.
@@ -218,3 +219,6 @@ printf 'webhooks: %.0f deliveries/s against %.0f signatures/s, ratio %s; %.0f µ
   "$(echo "$out" | metric deliveries/s | median)" "$(echo "$out" | metric floor-sig/s | median)" \
   "$(echo "$out" | metric ratio | spread)" "$(echo "$out" | metric cpu-µs/delivery | median)" \
   "$(echo "$out" | metric cpu-µs/sig | median)"
+printf '  against signing and sending alone (no store): %.0f/s, ratio %s; %.0f µs of CPU per send\n' \
+  "$(echo "$out" | metric floor-send/s | median)" "$(echo "$out" | metric ratio-send | spread)" \
+  "$(echo "$out" | metric cpu-µs/send | median)"
