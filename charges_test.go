@@ -1,6 +1,7 @@
 package payments_test
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -382,6 +383,37 @@ func TestService_ListCharges_CorrelationIDLikeAFilter(t *testing.T) {
 		cs, _, err = e.svc.ListCharges(ctx, payments.ChargeFilter{Customer: "a|status:ACTIVE", Status: payments.ChargeCompleted})
 		is.NoErr(err)
 		is.Equal(len(cs), 0) // and only with its status
+	})
+}
+
+// TestService_GetCharge_Order checks GetCharge's order of kinds of id: a correlationID
+// before a globalID (a charge whose correlationID is another's globalID is the one found),
+// a globalID before the others, and an id of a globalID's form that names no charge is
+// looked up as the others still, then not found.
+func TestService_GetCharge_Order(t *testing.T) {
+	t.Parallel()
+	eachStore(t, func(t *testing.T, e env) {
+		is := is.New(t)
+		a := createCharge(t, e, payments.CreateChargeParams{CorrelationID: "a", Value: 100})
+		b := createCharge(t, e, payments.CreateChargeParams{CorrelationID: a.GlobalID, Value: 200})
+		got, err := e.svc.GetCharge(ctx, a.GlobalID)
+		is.NoErr(err)
+		is.Equal(got.Value, int64(200)) // b, by its correlationID
+		got, err = e.svc.GetCharge(ctx, b.GlobalID)
+		is.NoErr(err)
+		is.Equal(got.CorrelationID, a.GlobalID) // b, by its globalID
+
+		for _, id := range []string{
+			base64.StdEncoding.EncodeToString([]byte("Charge:no-such-record")),
+			base64.StdEncoding.EncodeToString([]byte("Charge:")),
+		} {
+			_, err := e.svc.GetCharge(ctx, id)
+			is.Equal(payments.ErrorCode(err), payments.ENOTFOUND) // no such charge: not found, not another error
+		}
+		c := createCharge(t, e, payments.CreateChargeParams{CorrelationID: "c", Value: 300})
+		got, err = e.svc.GetCharge(ctx, c.PaymentLinkID)
+		is.NoErr(err)
+		is.Equal(got.CorrelationID, "c") // the kinds after a globalID are still tried
 	})
 }
 

@@ -3,7 +3,6 @@ package payments
 import (
 	"context"
 	"encoding/base64"
-	"strings"
 	"time"
 )
 
@@ -400,11 +399,7 @@ func (t *txn) deletedCharge(txid string) (*ChargeRef, error) {
 
 // deletedChargeByGlobalID is the note of the deleted charge whose globalID is id, or nil.
 func (t *txn) deletedChargeByGlobalID(id string) (*ChargeRef, error) {
-	raw, err := base64.StdEncoding.DecodeString(id)
-	if err != nil {
-		return nil, nil
-	}
-	rid, ok := strings.CutPrefix(string(raw), "Charge:")
+	rid, ok := globalChargeID(id)
 	if !ok || rid == "" {
 		return nil, nil
 	}
