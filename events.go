@@ -185,16 +185,19 @@ func (t *txn) emitJSON(name string, data []byte) error {
 // CHARGE_CREATED can be encoded before its transaction (chargePrep.event).
 type encodedEvent struct {
 	full   string // the full name (EventName)
-	tail   []byte // the stored form after {"seq":N (eventTail)
+	buf    []byte // seqRoom bytes of room, then the stored form after {"seq":N (eventTail)
 	sortAt []byte // eventTimeSort's part before the sequence number
 }
 
+// tail is the stored form after {"seq":N.
+func (ev encodedEvent) tail() []byte { return ev.buf[seqRoom:] }
+
 func encodeEvent(full string, at time.Time, data []byte) (encodedEvent, error) {
-	tail, err := eventTail(full, at, data)
+	buf, err := eventTail(full, at, data)
 	if err != nil {
 		return encodedEvent{}, err
 	}
-	return encodedEvent{full: full, tail: tail, sortAt: appendEventTime(nil, at)}, nil
+	return encodedEvent{full: full, buf: buf, sortAt: appendEventTime(nil, at)}, nil
 }
 
 // emitEncoded appends ev to the company's outbox, numbered.
@@ -204,7 +207,7 @@ func (t *txn) emitEncoded(ev encodedEvent) error {
 		return err
 	}
 	id := seqID(seq)
-	b := eventJSON(seq, ev.tail)
+	b := eventJSON(seq, ev.buf)
 	sort := string(appendSeq(append(make([]byte, 0, len(ev.sortAt)+seqDigits), ev.sortAt...), seq))
 	ix := []store.Index{{Name: indexAll, Sort: id}, {Name: eventNameIndex(ev.full), Sort: sort}}
 	if err := t.tx.Insert(collEvents, t.company, store.Record{ID: id, Data: b, Indexes: ix}); err != nil {
@@ -228,17 +231,27 @@ func appendEventTime(b []byte, at time.Time) []byte {
 
 // eventJSON is the stored form of an Event, written out directly: marshalling an Event
 // would scan its payload, already valid JSON, a second time. It is {"seq":seq followed by
-// tail (eventTail), which holds the rest.
-func eventJSON(seq uint64, tail []byte) []byte {
-	b := append(make([]byte, 0, len(`{"seq":`)+seqDigits+len(tail)), `{"seq":`...)
-	b = strconv.AppendUint(b, seq, 10)
-	return append(b, tail...)
+// the tail buf holds after seqRoom bytes of room (eventTail), which holds the rest.
+//
+// The head is written into that room and the slice of buf it starts at returned: the tail,
+// about 2 KB for a charge's event, is not copied in the writer's transaction. An event is
+// appended by one transaction (emitEncoded); a rerun of it writes the room again.
+func eventJSON(seq uint64, buf []byte) []byte {
+	var d [seqDigits]byte
+	digits := strconv.AppendUint(d[:0], seq, 10)
+	start := seqRoom - len(`{"seq":`) - len(digits)
+	copy(buf[start+copy(buf[start:], `{"seq":`):], digits)
+	return buf[start:]
 }
 
-// eventTail is eventJSON after {"seq":N: the name, the time and the payload data. The
-// payload, a JSON object, gets "event": name as its first key, as the body a webhook POSTs
-// carries it, and its times three fraction digits (wiretime.Fix), as the real API sends
-// them.
+// seqRoom is the room an encoded event keeps before its tail for eventJSON's head: {"seq":
+// and the largest sequence number.
+const seqRoom = len(`{"seq":`) + seqDigits
+
+// eventTail is eventJSON after {"seq":N, after seqRoom bytes of room: the name, the time
+// and the payload data. The payload, a JSON object, gets "event": name as its first key, as
+// the body a webhook POSTs carries it, and its times three fraction digits (wiretime.Fix),
+// as the real API sends them.
 func eventTail(name string, at time.Time, data []byte) ([]byte, error) {
 	if len(data) < 2 || data[0] != '{' {
 		return nil, fmt.Errorf("event %s: the payload is not a JSON object", name)
@@ -247,7 +260,7 @@ func eventTail(name string, at time.Time, data []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := appendEventHead(make([]byte, 0, len(data)+2*len(qname)+70), qname, at)
+	b := appendEventHead(make([]byte, seqRoom, seqRoom+len(data)+2*len(qname)+70), qname, at)
 	if rest := bytes.TrimSpace(data[1:]); len(rest) > 0 && rest[0] != '}' {
 		b = append(b, ',')
 	}
@@ -274,7 +287,7 @@ func encodeEventOf(full string, at time.Time, payload jsonAppender) (encodedEven
 	if err != nil {
 		return encodedEvent{}, err
 	}
-	b := appendEventHead(make([]byte, 0, 2560), qname, at)
+	b := appendEventHead(make([]byte, seqRoom, seqRoom+2560), qname, at)
 	p := len(b)
 	b = payload.appendJSON(b)
 	if len(b)-p < 2 || b[p] != '{' {
@@ -285,7 +298,7 @@ func encodeEventOf(full string, at time.Time, payload jsonAppender) (encodedEven
 	} else {
 		b[p] = ',' // the payload's keys after "event"
 	}
-	return encodedEvent{full: full, tail: append(b, '}'), sortAt: appendEventTime(nil, at)}, nil
+	return encodedEvent{full: full, buf: append(b, '}'), sortAt: appendEventTime(nil, at)}, nil
 }
 
 // seqID formats a sequence number so that bytewise order is numeric order: seqDigits

@@ -2,6 +2,7 @@ package payments
 
 import (
 	"context"
+	"math"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -87,7 +88,9 @@ func TestEventJSON_Stored(t *testing.T) {
 		`"data":{"event":"OPENPIX:CHARGE_CREATED","charge":{"createdAt":"2026-11-28T12:00:00.100Z"}}}`) // the stored form
 	tail, err = eventTail("X", at, []byte(`{}`))
 	is.NoErr(err)
-	is.Equal(string(eventJSON(1, tail)), `{"seq":1,"event":"X","time":"2026-11-28T15:00:00.123Z","data":{"event":"X"}}`) // an empty payload
+	is.Equal(string(eventJSON(1, tail)), `{"seq":1,"event":"X","time":"2026-11-28T15:00:00.123Z","data":{"event":"X"}}`)                                 // an empty payload
+	is.Equal(string(eventJSON(math.MaxUint64, tail)), `{"seq":18446744073709551615,"event":"X","time":"2026-11-28T15:00:00.123Z","data":{"event":"X"}}`) // the widest number fills the room
+	is.Equal(string(eventJSON(7, tail)), `{"seq":7,"event":"X","time":"2026-11-28T15:00:00.123Z","data":{"event":"X"}}`)                                 // written again (a rerun), shorter
 	_, err = eventTail("X", at, []byte(`[]`))
 	is.True(err != nil) // a payload that is not an object
 	ev, err := encodeEvent("X", at, []byte(`{}`))
@@ -116,7 +119,7 @@ func TestEncodeEventOf_SameAsEncodeEvent(t *testing.T) {
 			is.NoErr(err)
 			got, err := encodeEventOf("OPENPIX:CHARGE_CREATED", at, rawJSON(payload))
 			is.NoErr(err)
-			is.Equal(string(got.tail), string(want.tail))     // the same stored form
+			is.Equal(string(got.tail()), string(want.tail())) // the same stored form
 			is.Equal(string(got.sortAt), string(want.sortAt)) // the same sort
 			is.Equal(got.full, want.full)
 		})
