@@ -582,10 +582,9 @@ func (s *Service) GetCharge(ctx context.Context, id string) (Charge, error) {
 }
 
 // findCharge finds the charge id names, trying its kinds in GetCharge's order: a
-// correlationID first, how a charge is asked for most; then a globalID, when id is the
-// base64 of "Charge:" and a record id (a check with no read: before, the three look-ups
-// below, each a walk of a B-tree that misses, came first, and a read by globalID at 1M
-// charges paid for their cache misses); then the others.
+// correlationID first, how a charge is asked for most; then a globalID, known by its form
+// with no read, so that a read by globalID does not first miss in the look-ups below; then
+// the others.
 func (t *txn) findCharge(id string) (Charge, error) {
 	c, err := t.chargeByKey(correlationKey(id))
 	if ok, err := found(err); err != nil || ok {

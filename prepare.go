@@ -110,7 +110,7 @@ func (t *txn) encodePrepared(prep *chargePrep, customer *Customer) {
 		cust := *customer
 		c.Customer = &cust
 	}
-	prep.data = appendCharge(make([]byte, 0, 1024), c) // marshal, with no copy of *c
+	prep.data = appendCharge(make([]byte, 0, 2048), c) // marshal, with no copy of *c; a charge is about 1.2 KB
 	var err error
 	if prep.link, err = t.chargeLinkRecord(c); err != nil {
 		prep.data = nil
