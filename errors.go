@@ -148,10 +148,17 @@ func internal(err error) error {
 // storeErr turns a store error about one record into an *Error naming the noun and, for a
 // conflict, the field whose value is taken.
 func storeErr(err error, noun string) error {
+	if err == nil {
+		return nil
+	}
+	return storeErrOf(err, noun)
+}
+
+// storeErrOf is storeErr of an error: apart, so that storeErr of nil, a store call that
+// worked, is inlined and allocates nothing (errors.As's target escapes).
+func storeErrOf(err error, noun string) error {
 	var ce *store.ConflictError
 	switch {
-	case err == nil:
-		return nil
 	case errors.Is(err, store.ErrNotFound):
 		return notFound("%s not found", capitalize(noun)) // "Charge not found", as the real API
 	case errors.As(err, &ce):
