@@ -242,7 +242,7 @@ func (t *txn) createCharge(p CreateChargeParams) (Charge, error) {
 			return c, err
 		}
 	}
-	c, ok := t.preparedCharge(p)
+	c, ok, asRead := t.preparedCharge(p)
 	pr := p.prep
 	if ok && pr.data != nil && p.Customer == nil && p.issued == nil {
 		c = pr.stored // what the steps below make of pr's charge, built with p.customer
@@ -286,7 +286,7 @@ func (t *txn) createCharge(p CreateChargeParams) (Charge, error) {
 		return Charge{}, err
 	}
 	t.present(&c)
-	return c, t.emitChargeCreated(c, pr)
+	return c, t.emitChargeCreated(c, pr, asRead)
 }
 
 // buildCharge validates p and makes the charge with its identifiers and BR Code in *c

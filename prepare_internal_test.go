@@ -3,11 +3,13 @@ package payments
 import (
 	"context"
 	"encoding/json"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/matryer/is"
 
+	"github.com/pixfoundry/payments/store/bolt"
 	"github.com/pixfoundry/payments/store/memory"
 	"github.com/pixfoundry/payments/store/storetest"
 )
@@ -25,6 +27,7 @@ func TestCreateCharge_StalePreparation(t *testing.T) {
 	}{
 		{"memory", func() *Service { s, err := New(memory.New(), Options{}); is.NoErr(err); return s }},
 		{"rerun", func() *Service { s, err := New(storetest.Rerun(memory.New()), Options{}); is.NoErr(err); return s }},
+		{"bolt", func() *Service { return newBoltService(t) }}, // checks the reads by their bytes (store.DataComparer)
 	} {
 		t.Run(st.name, func(t *testing.T) {
 			is := is.New(t)
@@ -133,48 +136,106 @@ func TestCreateCharge_PreparedRecords(t *testing.T) {
 
 // A charge is prepared from the records the company's last preparation read, without a
 // read transaction; when they have since changed, the transaction builds the charge and
-// its event from the records as they are, and the next charge is prepared afresh.
+// its event from the records as they are, and the next charge is prepared afresh. On
+// memory the transaction compares what the records make; on bolt, their bytes.
 func TestCreateCharge_PreparedFromLastReads(t *testing.T) {
+	t.Parallel()
+	for _, st := range []struct {
+		name string
+		new  func() *Service
+	}{
+		{"memory", func() *Service { s, err := New(memory.New(), Options{}); is.New(t).NoErr(err); return s }},
+		{"bolt", func() *Service { return newBoltService(t) }},
+	} {
+		t.Run(st.name, func(t *testing.T) {
+			is := is.New(t)
+			ctx := context.Background()
+			svc := st.new()
+			_, err := svc.CreateCharge(ctx, CreateChargeParams{CorrelationID: "first", Value: 1990})
+			is.NoErr(err)
+			is.True(svc.core.reads.get(svc.company) != nil) // its reads kept
+
+			// Prepared from them alone: a cancelled context would end a read transaction.
+			done, cancel := context.WithCancel(ctx)
+			cancel()
+			now := svc.now()
+			p := CreateChargeParams{CorrelationID: "replayed", Value: 1990}
+			p.ids = svc.core.ids.chargeIDs(now)
+			prep := svc.prepareCharge(done, now, p)
+			is.True(prep != nil && prep.event != nil)
+
+			name := "Outra Loja"
+			_, err = svc.UpdateCompany(ctx, CompanyUpdate{Name: &name, MerchantName: &name})
+			is.NoErr(err)
+			_, err = svc.ReceivePix(ctx, ReceivePixParams{EndToEndID: "E99999999202611221200READS0001", Value: 5000})
+			is.NoErr(err)
+
+			c, err := svc.CreateCharge(ctx, CreateChargeParams{CorrelationID: "second", Value: 1990})
+			is.NoErr(err)
+			is.True(strings.Contains(c.BRCode, "Outra Loja")) // the company as it is now
+			is.True(svc.core.reads.get(svc.company) == nil)   // the stale reads forgotten
+			evs, err := svc.Events(ctx, 0, 100)
+			is.NoErr(err)
+			var payload struct {
+				Company eventCompany `json:"company"`
+				Account Account      `json:"account"`
+			}
+			is.NoErr(json.Unmarshal(evs[len(evs)-1].Data, &payload))
+			is.Equal(payload.Company.Name, "Outra Loja")
+			is.True(payload.Account.Balance.Total > 0) // the balance after the Pix
+
+			c, err = svc.CreateCharge(ctx, CreateChargeParams{CorrelationID: "third", Value: 1990})
+			is.NoErr(err)
+			is.True(strings.Contains(c.BRCode, "Outra Loja"))
+			is.True(svc.core.reads.get(svc.company) != nil) // read afresh and kept
+		})
+	}
+}
+
+// On a store that compares bytes (bolt), the writer takes a preparation as it is when
+// every record it was prepared from is as read, and not when one of them changed since:
+// the account's books, after a Pix, or the company.
+func TestCreateCharge_PreparedReadsChecked(t *testing.T) {
 	t.Parallel()
 	is := is.New(t)
 	ctx := context.Background()
-	svc, err := New(memory.New(), Options{})
+	svc := newBoltService(t)
+	prepare := func(corr string) CreateChargeParams {
+		now := svc.now()
+		p := CreateChargeParams{CorrelationID: corr, Value: 1990}
+		p.ids = svc.core.ids.chargeIDs(now)
+		p.prep = svc.prepareCharge(ctx, now, p)
+		is.True(p.prep != nil && p.prep.event != nil && len(p.prep.reads) > 0) // prepared in full, its reads known
+		return p
+	}
+	unchanged := func(p CreateChargeParams) (same bool) {
+		is.NoErr(svc.updateAt(ctx, p.prep.now, func(t *txn) error { same = t.readsUnchanged(p.prep); return nil }))
+		return same
+	}
+	p := prepare("a")
+	is.True(unchanged(p))
+	_, err := svc.ReceivePix(ctx, ReceivePixParams{EndToEndID: "E99999999202611221200READS0002", Value: 5000})
 	is.NoErr(err)
-	_, err = svc.CreateCharge(ctx, CreateChargeParams{CorrelationID: "first", Value: 1990})
-	is.NoErr(err)
-	is.True(svc.core.reads.get(svc.company) != nil) // its reads kept
-
-	// Prepared from them alone: a cancelled context would end a read transaction.
-	done, cancel := context.WithCancel(ctx)
-	cancel()
-	now := svc.now()
-	p := CreateChargeParams{CorrelationID: "replayed", Value: 1990}
-	p.ids = svc.core.ids.chargeIDs(now)
-	prep := svc.prepareCharge(done, now, p)
-	is.True(prep != nil && prep.event != nil)
-
+	is.True(!unchanged(p)) // the books moved
+	p = prepare("b")
+	is.True(unchanged(p))
 	name := "Outra Loja"
 	_, err = svc.UpdateCompany(ctx, CompanyUpdate{Name: &name, MerchantName: &name})
 	is.NoErr(err)
-	_, err = svc.ReceivePix(ctx, ReceivePixParams{EndToEndID: "E99999999202611221200READS0001", Value: 5000})
-	is.NoErr(err)
+	is.True(!unchanged(p)) // the company changed
+}
 
-	c, err := svc.CreateCharge(ctx, CreateChargeParams{CorrelationID: "second", Value: 1990})
-	is.NoErr(err)
-	is.True(strings.Contains(c.BRCode, "Outra Loja")) // the company as it is now
-	is.True(svc.core.reads.get(svc.company) == nil)   // the stale reads forgotten
-	evs, err := svc.Events(ctx, 0, 100)
-	is.NoErr(err)
-	var payload struct {
-		Company eventCompany `json:"company"`
-		Account Account      `json:"account"`
+// newBoltService is a Service on a bolt file of its own, closed when t ends.
+func newBoltService(t *testing.T) *Service {
+	t.Helper()
+	st, err := bolt.Open(filepath.Join(t.TempDir(), "payments.db"))
+	if err != nil {
+		t.Fatal(err)
 	}
-	is.NoErr(json.Unmarshal(evs[len(evs)-1].Data, &payload))
-	is.Equal(payload.Company.Name, "Outra Loja")
-	is.True(payload.Account.Balance.Total > 0) // the balance after the Pix
-
-	c, err = svc.CreateCharge(ctx, CreateChargeParams{CorrelationID: "third", Value: 1990})
-	is.NoErr(err)
-	is.True(strings.Contains(c.BRCode, "Outra Loja"))
-	is.True(svc.core.reads.get(svc.company) != nil) // read afresh and kept
+	t.Cleanup(func() { st.Close() })
+	s, err := New(st, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }

@@ -45,6 +45,25 @@ func DecodeMeta(id string, b []byte) (Record, []byte, error) {
 	return decodeMeta(id, metaDecoder{b: b})
 }
 
+// SkipMeta returns the bytes of b after what AppendMeta wrote at its start, without
+// decoding the keys and indexes.
+func SkipMeta(b []byte) ([]byte, error) {
+	d := metaDecoder{b: b}
+	for _, per := range [2]uint64{1, 2} { // the keys, a string each; the indexes, two each
+		n := d.uvarint()
+		if n > uint64(len(d.b)) {
+			return nil, ErrCorruptMeta
+		}
+		for i := uint64(0); i < n*per && d.err == nil; i++ {
+			d.skip()
+		}
+	}
+	if d.err != nil {
+		return nil, d.err
+	}
+	return d.b, nil
+}
+
 // DecodeMetaOwned is DecodeMeta for bytes the caller owns and never changes afterwards:
 // the keys and sorts it returns share b's memory instead of each being copied, so that a
 // read costs one copy of the record, not one per key.
@@ -96,6 +115,16 @@ func (d *metaDecoder) uvarint() uint64 {
 	}
 	d.b = d.b[n:]
 	return v
+}
+
+// skip passes over a string.
+func (d *metaDecoder) skip() {
+	n := d.uvarint()
+	if d.err != nil || n > uint64(len(d.b)) {
+		d.err = ErrCorruptMeta
+		return
+	}
+	d.b = d.b[n:]
 }
 
 func (d *metaDecoder) string() string {

@@ -99,6 +99,17 @@ type Tx interface {
 	Next(collection, company, counter string) (uint64, error)
 }
 
+// DataComparer is a Tx that can tell whether a record still holds the data it was read
+// with, without copying or decoding it. It is optional: the Service checks the records a
+// charge was prepared from through it in the writer's transaction when the store has it
+// (store/bolt does), and reads and decodes them otherwise.
+type DataComparer interface {
+	// Unchanged reports whether the record with id (or, when byKey, the record holding the
+	// unique key id) is stored with exactly data, or, when found is false, whether there
+	// is no such record.
+	Unchanged(collection, company, id string, byKey, found bool, data []byte) bool
+}
+
 // Record is one stored document.
 type Record struct {
 	ID   string

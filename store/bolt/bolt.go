@@ -438,6 +438,25 @@ func (t *tx) Get(collection, company, id string) (store.Record, error) {
 	return decodeRecord(id, v)
 }
 
+// Unchanged is store.DataComparer's: the stored value, through the transaction's cache of
+// what it read, with its meta skipped, against data; nothing copied or decoded.
+func (t *tx) Unchanged(collection, company, id string, byKey, found bool, data []byte) bool {
+	k := t.key(collection, company, id)
+	if byKey {
+		rid := t.get(bKeys, k)
+		if rid == nil {
+			return !found
+		}
+		k = t.key(collection, company, string(rid))
+	}
+	v := t.get(bRecords, k)
+	if v == nil || !found {
+		return v == nil && !found
+	}
+	d, err := store.SkipMeta(v)
+	return err == nil && bytes.Equal(d, data)
+}
+
 func (t *tx) GetByKey(collection, company, key string) (store.Record, error) {
 	id := t.get(bKeys, t.key(collection, company, key))
 	if id == nil {
@@ -736,3 +755,5 @@ func decodeRecord(id string, v []byte) (store.Record, error) {
 	r.Data = data[:len(data):len(data)] // an append by the caller copies, leaving nothing shared to change
 	return r, nil
 }
+
+var _ store.DataComparer = (*tx)(nil)

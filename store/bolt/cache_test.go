@@ -82,3 +82,43 @@ func TestGroupCommit_ReadsSeeEarlierWrites(t *testing.T) {
 		return nil
 	}))
 }
+
+// Unchanged (store.DataComparer) tells a record stored with the data it was read with
+// from one changed or deleted since, by id or by unique key, in the transaction's own
+// writes too, and a record that is still missing from one that appeared.
+func TestTx_Unchanged(t *testing.T) {
+	is := is.New(t)
+	ctx := context.Background()
+	s, err := bolt.Open(filepath.Join(t.TempDir(), "test.db"))
+	is.NoErr(err)
+	defer s.Close()
+	r := store.Record{ID: "x", Data: []byte(`{"n":1}`), Keys: []string{"k"}, Indexes: []store.Index{{Name: "all", Sort: "1"}}}
+	is.NoErr(s.Update(ctx, func(tx store.Tx) error { return tx.Insert("c", "co", r) }))
+	var got []bool
+	is.NoErr(s.Update(ctx, func(tx store.Tx) error { // is stays out: the function runs on the writer's goroutine
+		dc := tx.(store.DataComparer)
+		got = append(got,
+			dc.Unchanged("c", "co", "x", false, true, []byte(`{"n":1}`)), // as read
+			dc.Unchanged("c", "co", "k", true, true, []byte(`{"n":1}`)),  // by its key
+			dc.Unchanged("c", "co", "x", false, true, []byte(`{"n":2}`)), // other data
+			dc.Unchanged("c", "co", "x", false, false, nil),              // read as missing
+			dc.Unchanged("c", "co", "y", false, false, nil),              // missing still
+			dc.Unchanged("c", "co", "other", true, false, nil),           // no such key still
+			dc.Unchanged("c", "co", "y", false, true, []byte(`{"n":1}`))) // read, since gone
+		r.Data = []byte(`{"n":2}`)
+		if err := tx.Put("c", "co", r); err != nil {
+			return err
+		}
+		got = append(got,
+			dc.Unchanged("c", "co", "x", false, true, []byte(`{"n":1}`)), // changed by this transaction
+			dc.Unchanged("c", "co", "k", true, true, []byte(`{"n":2}`)))  // as now
+		if err := tx.Delete("c", "co", "x"); err != nil {
+			return err
+		}
+		got = append(got,
+			dc.Unchanged("c", "co", "x", false, true, []byte(`{"n":2}`)), // deleted
+			dc.Unchanged("c", "co", "k", true, false, nil))               // its key gone with it
+		return nil
+	}))
+	is.Equal(got, []bool{true, true, false, false, true, true, false, false, true, false, true})
+}
