@@ -26,12 +26,13 @@
 # TABLE=1 then runs, in the same sitting and RUNS times each, the root package's
 # benchmarks for the table's other rows: in process, CreateCharge at 64 callers on the
 # group-committing store against plain bbolt committing one 600-byte record per call
-# (BenchmarkCreateChargeCallers, the two alternating, with the same creates never synced
-# as the ceiling); reads at the sizes in SCALE, with the store's own look-ups as their floor
-# (default 10000,200000,1000000: seeding 1M takes minutes and about 6 GB under the temporary
-# directory, kept for the next run; BenchmarkScale); and webhook deliveries against the
-# RSA signing floor and against the sending floor, signing and sending with no store
-# (BenchmarkWebhookDeliveryFloor). It prints medians with their ranges.
+# (BenchmarkCreateChargeCallers, the two alternating, INPROC_BENCHTIME each, default 3s,
+# with the same creates never synced as the ceiling); reads at the sizes in SCALE, with
+# the store's own look-ups as their floor (default 10000,200000,1000000: seeding 1M takes
+# minutes and about 6 GB under the temporary directory, kept for the next run;
+# BenchmarkScale); and webhook deliveries against the RSA signing floor and against the
+# sending floor, signing and sending with no store (BenchmarkWebhookDeliveryFloor). It
+# prints medians with their ranges.
 #
 # DB is the server's -db (default a bbolt file in the temporary directory); memory: keeps
 # everything in memory, which shows what the service costs without a disk.
@@ -45,6 +46,7 @@ CONNS="${CONNS:-1 16 64}"
 RUNS="${RUNS:-3}"
 CASES="${CASES:-create_charge get_charge}"
 DB="${DB:-}"
+INPROC_BENCHTIME="${INPROC_BENCHTIME:-3s}" # each in-process run (TABLE=1): 1 s moved with the machine's load
 
 if ! command -v wrk >/dev/null; then
   echo "installing wrk (Debian package)" >&2
@@ -182,7 +184,7 @@ metric() { awk -v m="$1" '{for (i = 2; i <= NF; i++) if ($i == m) print $(i - 1)
 
 : >"$tmp/inproc"
 for _ in $(seq 1 "$RUNS"); do
-  out=$(bench -test.bench 'CreateChargeCallers/^(bolt|bolt-nosync|bbolt-update)$/^callers=64$' -test.count=1)
+  out=$(bench -test.bench 'CreateChargeCallers/^(bolt|bolt-nosync|bbolt-update)$/^callers=64$' -test.count=1 -test.benchtime="$INPROC_BENCHTIME")
   echo "$(echo "$out" | grep '/bolt/' | metric ops/s) $(echo "$out" | grep '/bbolt-update/' | metric ops/s) $(echo "$out" | grep '/bolt/' | metric cpu-µs/op) $(echo "$out" | grep '/bolt-nosync/' | metric ops/s)" >>"$tmp/inproc"
 done
 printf 'in process, 64 callers: CreateCharge %.0f/s, plain bbolt %.0f/s, ratio %s; %.1f µs of CPU per create\n' \
