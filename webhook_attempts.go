@@ -35,8 +35,8 @@ type webhookStepResult struct {
 // every event up to Cursor is handled; the events of its name in (Cursor, Scanned] not yet
 // handled are Open, each with its failures and the time it is due (a retry later on, or
 // now: claimed, sent or being sent, and not recorded). A claim takes the Open events due
-// first, then new events after Scanned while fewer than Options.WebhookInFlight (twice
-// that when the run claims ahead, webhookCore.claimAhead) are Open and
+// first, then new events after Scanned while fewer than Options.WebhookInFlight (three
+// times that when the run claims ahead, webhookCore.claimAhead) are Open and
 // none of them has failed: while one of a webhook's events waits for a retry, its later
 // events wait too. A crash (kill -9) between a send and its record leaves the event Open
 // and due, so it is sent again: at least once.

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"strconv"
 	"sync"
 	"time"
@@ -267,13 +268,19 @@ var errNoSender = errors.New("no WebhookSender")
 // others that ended meanwhile, in one transaction that also claims the next events: the
 // outcomes of several deliveries share one commit.
 //
-// A step records once at least as many sends have ended as are still being sent, so that
-// a commit carries about half the window while the other half goes on signing and
-// sending. Without leases (one process owns the store) a step also claims ahead: up to
-// twice the window is claimed, and a claimed event waits in the run's queue for a send to
-// end, so the next send starts at once, not after the commit that records the last one.
-// Claimed events are Open: a crash, or ctx ending, leaves them owed, sent by a later
-// pass, the sends in flight stopping unrecorded.
+// A step runs beside the sends, one at a time: while its transaction waits for the writer
+// and the disk, the run goes on starting the events claimed before it, so the signing
+// cores do not wait for a commit. (Run in turn, a step began once the sends were all out,
+// and the cores stood idle from the last of them ending to the step's commit:
+// BenchmarkWebhookDeliveryFloor's trace showed the cores idle 8% of the time that way.) A
+// step starts once half the window's sends have ended, or fewer than a window's events
+// wait to be sent and there is room to claim more. Without leases (one process owns the
+// store) a run claims ahead: up to claimAhead windows are claimed, and a claimed event
+// waits in the run's queue for a send to end, so the next send starts at once. Claimed
+// events are Open: a crash, or ctx ending, leaves them owed, sent by a later pass, the
+// sends in flight stopping unrecorded. A step that began before a send failed claims
+// events the failure would have held back: they are not sent (dropped, Open still), and
+// wait behind the failed one.
 func (s *Service) deliverWebhook(ctx context.Context, id string) error {
 	wc := s.core.webhooks
 	run := &webhookRun{flying: map[uint64]bool{}, window: 1}
@@ -286,10 +293,18 @@ func (s *Service) deliverWebhook(ctx context.Context, id string) error {
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	defer close(jobs)
+	stepped := make(chan stepOutcome, 1) // the step running beside the sends, once it ends
+	stepping := false
+	defer func() {
+		if stepping {
+			<-stepped // its transaction ends before the run does
+		}
+	}()
 	var ended, queue []webhookSend // sends that ended unrecorded; events claimed and waiting to be sent
 	var hook Webhook               // as the last step read it
 	sending := 0
 	var own error    // the Service's own failure before a send: claim no more, and say so
+	failed := false  // a send failed since the running step began
 	drop := func() { // the queued events are not sent by this run
 		for _, q := range queue {
 			delete(run.flying, q.ev.Seq)
@@ -306,21 +321,13 @@ func (s *Service) deliverWebhook(ctx context.Context, id string) error {
 		case r.failure == "":
 			run.window = min(run.window+1, wc.inFlight)
 		default:
-			run.window = 1
+			run.window, failed = 1, true
 			drop() // the later events wait behind it, Open (claimWebhookEvents)
 		}
 		ended = append(ended, r)
 	}
 	stop, dry := false, false // claim nothing more; the last claim found fewer events than it had room for
 	for {
-		for more := true; more; { // what ended meanwhile goes into this step
-			select {
-			case r := <-results:
-				take(r)
-			default:
-				more = false
-			}
-		}
 		if ctx.Err() != nil {
 			return nil // stopping: not recorded, so sent again by a later pass
 		}
@@ -344,48 +351,82 @@ func (s *Service) deliverWebhook(ctx context.Context, id string) error {
 		if !stop && own == nil {
 			room = min(run.window*wc.claimAhead()-len(run.flying), webhookPerPass-run.sent)
 		}
-		step := len(run.flying) == 0 || // nothing out: record the rest, claim, or end
-			len(ended) > 0 && len(ended) >= sending || // half the sends out have ended
-			len(queue) == 0 && room > 0 && !dry // nothing to send next: claim
-		if !step {
-			select { // wait for a send to end
-			case r := <-results:
-				take(r)
-			case <-ctx.Done():
+		if !stepping {
+			if len(run.flying) == 0 && len(ended) == 0 && (stop || own != nil || room <= 0 || dry) {
+				return own // nothing out, nothing to record, nothing more to claim
 			}
-			continue
+			if len(run.flying) == 0 || // nothing out: record the rest, claim, or end
+				len(ended) > 0 && len(ended) >= max(sending, run.window/2) || // half the window has ended
+				len(queue) < run.window && room >= max(1, run.window/2) && !dry { // fewer waiting than a window: claim
+				stepping, failed = true, false
+				sends, snap := ended, run.snapshot()
+				ended = nil
+				go func() {
+					res, err := s.webhookStep(ctx, id, snap, sends, max(room, 0))
+					stepped <- stepOutcome{res: res, err: err, room: room, held: snap.held, lease: snap.lease}
+				}()
+			}
 		}
-		res, err := s.webhookStep(ctx, id, run, ended, max(room, 0))
-		ended = ended[:0]
-		if err != nil {
-			return err // what ended unrecorded is owed still: sent again
-		}
-		if res.stop {
-			stop = true
-			drop() // Open and owed: a later pass sends them
-		}
-		dry = len(res.claimed) < room && !res.more
-		hook = res.hook
-		for _, ev := range res.claimed {
-			run.flying[ev.Seq] = true
-			run.sent++
-			queue = append(queue, webhookSend{ev: ev})
-		}
-		if len(run.flying) == 0 && len(res.claimed) == 0 && !res.more {
-			return own
+		select {
+		case r := <-results:
+			take(r)
+			for more := true; more; { // what else ended meanwhile
+				select {
+				case r := <-results:
+					take(r)
+				default:
+					more = false
+				}
+			}
+		case o := <-stepped:
+			stepping = false
+			if o.err != nil {
+				return o.err // what ended unrecorded is owed still: sent again
+			}
+			res := o.res
+			run.held, run.lease = o.held, o.lease
+			if res.stop {
+				stop = true
+				drop() // Open and owed: a later pass sends them
+			}
+			dry = len(res.claimed) < o.room && !res.more
+			hook = res.hook
+			run.sent += len(res.claimed)
+			if failed || stop || own != nil { // claimed before the failure: they wait behind it, Open
+				continue
+			}
+			for _, ev := range res.claimed {
+				run.flying[ev.Seq] = true
+				queue = append(queue, webhookSend{ev: ev})
+			}
+		case <-ctx.Done():
+			return nil // stopping: not recorded, so sent again by a later pass
 		}
 	}
 }
 
-// claimAhead is how many windows of events a run may hold claimed: 2, events claimed
+// stepOutcome is what a step running beside the sends came to (deliverWebhook): its
+// result, the room it had to claim, and the run's hold on the webhook after it.
+type stepOutcome struct {
+	res   webhookStepResult
+	err   error
+	room  int
+	held  bool
+	lease string
+}
+
+// claimAhead is how many windows of events a run may hold claimed: 3, events claimed
 // ahead waiting for a send to end, when one process owns the store and events go several
-// at once; else 1. With leases a queued event could start after the lease renewed by its
-// claim ran out, so a run claims only what it sends at once.
+// at once; else 1. Three, not two: a step runs beside the sends, and while it waits for
+// the writer (behind the signatures, on a busy machine) the sends that end take their
+// successors from the queue; with two windows the queue ran dry before the step came
+// back. With leases a queued event could start after the lease renewed by its claim ran
+// out, so a run claims only what it sends at once.
 func (w *webhookCore) claimAhead() int {
 	if w.lease > 0 || w.inFlight <= 1 {
 		return 1
 	}
-	return 2
+	return 3
 }
 
 // webhookRun is one pass's delivery to one webhook (deliverWebhook).
@@ -395,6 +436,12 @@ type webhookRun struct {
 	flying map[uint64]bool // the events being sent, by seq
 	window int             // how many may be in flight now
 	sent   int             // events claimed so far
+}
+
+// snapshot is a copy of r for a step running beside the sends: the step reads the events
+// in flight as they were when it began, and says how it holds the webhook after it.
+func (r *webhookRun) snapshot() *webhookRun {
+	return &webhookRun{held: r.held, lease: r.lease, flying: maps.Clone(r.flying), window: r.window, sent: r.sent}
 }
 
 // webhookSend is one send of an event and what came of it.
