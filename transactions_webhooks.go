@@ -81,26 +81,39 @@ func (t *txn) withWebhookSent(x *Transaction) error {
 // reads the transaction only to make its audit record if it has none (one stored by an
 // older process that shares the store).
 func (t *txn) appendWebhookSent(e2e string, sent WebhookSent) error {
-	r, err := t.tx.GetByKey(collTransactions, t.company, "endToEndId:"+e2e)
+	key := "endToEndId:" + e2e
+	var id string
+	var err error
+	if kr, ok := t.tx.(store.KeyResolver); ok { // the transaction's id alone: its record is not read
+		id, err = kr.IDByKey(collTransactions, t.company, key)
+	} else {
+		var r store.Record
+		r, err = t.tx.GetByKey(collTransactions, t.company, key)
+		id = r.ID
+	}
 	if errors.Is(err, store.ErrNotFound) {
 		return nil
 	} else if err != nil {
 		return storeErr(err, "transaction")
 	}
 	var w transactionWebhooks
-	if ok, err := found(t.get(collTransactionWebhooks, r.ID, "transaction", &w)); err != nil {
+	if ok, err := found(t.get(collTransactionWebhooks, id, "transaction", &w)); err != nil {
 		return err
-	} else if !ok {
+	} else if !ok { // a transaction stored before its audit had a record of its own
+		r, err := t.tx.Get(collTransactions, t.company, id)
+		if err != nil {
+			return storeErr(err, "transaction")
+		}
 		var x Transaction
 		if err := decode(r, &x); err != nil {
 			return internal(err)
 		}
-		if w, err = t.splitWebhookSent(r.ID, &x); err != nil {
+		if w, err = t.splitWebhookSent(id, &x); err != nil {
 			return err
 		}
 	}
 	w.Sent = append(w.Sent, sent)
-	return t.put(collTransactionWebhooks, r.ID, "transaction", w, nil, w.indexes())
+	return t.put(collTransactionWebhooks, id, "transaction", w, nil, w.indexes())
 }
 
 // splitWebhookSent gives the transaction x (record id id) the layout of this version: its

@@ -110,6 +110,14 @@ type DataComparer interface {
 	Unchanged(collection, company, id string, byKey, found bool, data []byte) bool
 }
 
+// KeyResolver is a Tx that can say which record holds a unique key without reading the
+// record. It is optional: the Service uses it where it needs a record's id only (the
+// webhook audit of a transaction found by its endToEndId), and GetByKey otherwise.
+type KeyResolver interface {
+	// IDByKey returns the id of the record holding the unique key, or ErrNotFound.
+	IDByKey(collection, company, key string) (string, error)
+}
+
 // Record is one stored document.
 type Record struct {
 	ID   string

@@ -457,6 +457,15 @@ func (t *tx) Unchanged(collection, company, id string, byKey, found bool, data [
 	return err == nil && bytes.Equal(d, data)
 }
 
+// IDByKey is store.KeyResolver's: the key's entry alone, the record not read.
+func (t *tx) IDByKey(collection, company, key string) (string, error) {
+	id := t.get(bKeys, t.key(collection, company, key))
+	if id == nil {
+		return "", store.ErrNotFound
+	}
+	return string(id), nil
+}
+
 func (t *tx) GetByKey(collection, company, key string) (store.Record, error) {
 	id := t.get(bKeys, t.key(collection, company, key))
 	if id == nil {

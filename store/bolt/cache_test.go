@@ -122,3 +122,47 @@ func TestTx_Unchanged(t *testing.T) {
 	}))
 	is.Equal(got, []bool{true, true, false, false, true, true, false, false, true, false, true})
 }
+
+// IDByKey (store.KeyResolver) names the record holding a unique key, in the transaction's
+// own writes too, and says ErrNotFound for a key no record holds, in a read-only
+// transaction as in a writing one.
+func TestTx_IDByKey(t *testing.T) {
+	is := is.New(t)
+	ctx := context.Background()
+	s, err := bolt.Open(filepath.Join(t.TempDir(), "test.db"))
+	is.NoErr(err)
+	defer s.Close()
+	r := store.Record{ID: "x", Data: []byte(`{"n":1}`), Keys: []string{"k"}, Indexes: []store.Index{{Name: "all", Sort: "1"}}}
+	is.NoErr(s.Update(ctx, func(tx store.Tx) error { return tx.Insert("c", "co", r) }))
+	type answer struct {
+		id    string
+		found bool
+	}
+	ask := func(tx store.Tx, key string) answer {
+		id, err := tx.(store.KeyResolver).IDByKey("c", "co", key)
+		return answer{id, !errors.Is(err, store.ErrNotFound)}
+	}
+	var got []answer
+	is.NoErr(s.View(ctx, func(tx store.Tx) error {
+		got = append(got, ask(tx, "k"), ask(tx, "other"))
+		return nil
+	}))
+	is.NoErr(s.Update(ctx, func(tx store.Tx) error { // is stays out: the function runs on the writer's goroutine
+		y := store.Record{ID: "y", Data: []byte(`{"n":2}`), Keys: []string{"k2"}}
+		if err := tx.Insert("c", "co", y); err != nil {
+			return err
+		}
+		got = append(got, ask(tx, "k2")) // written by this transaction
+		if err := tx.Delete("c", "co", "x"); err != nil {
+			return err
+		}
+		got = append(got, ask(tx, "k")) // deleted by it
+		return nil
+	}))
+	is.NoErr(s.View(ctx, func(tx store.Tx) error {
+		_, err := tx.(store.KeyResolver).IDByKey("c", "other company", "k2")
+		got = append(got, answer{"", !errors.Is(err, store.ErrNotFound)}) // another company's key is not seen
+		return nil
+	}))
+	is.Equal(got, []answer{{"x", true}, {"", false}, {"y", true}, {"", false}, {"", false}})
+}
