@@ -89,6 +89,77 @@ func (h *heldSender) SendWebhook(ctx context.Context, req WebhookRequest) (Webho
 	}
 }
 
+// claimAheadRun is a Service on st sending with sender, WebhookInFlight 2, with a webhook
+// on CHARGE_CREATED and charges charges created: the set-up of the claim-ahead tests.
+type claimAheadRun struct {
+	svc      *Service
+	clock    *ManualClock
+	hook     Webhook
+	recorded chan WebhookAttempt // each attempt, once its step has committed
+	ids      []string            // the deliveries' webhook-ids, in outbox order
+	seqs     []uint64            // their events' numbers
+}
+
+func newClaimAheadRun(t *testing.T, st store.Store, sender WebhookSender, charges int) *claimAheadRun {
+	t.Helper()
+	is := is.New(t)
+	ctx := context.Background()
+	r := &claimAheadRun{clock: NewManualClock(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)), recorded: make(chan WebhookAttempt, 16)}
+	var err error
+	r.svc, err = New(st, Options{Clock: r.clock, WebhookSender: sender, WebhookInFlight: 2,
+		OnWebhookAttempt: func(at WebhookAttempt) { r.recorded <- at }})
+	is.NoErr(err)
+	r.hook, err = r.svc.CreateWebhook(ctx, CreateWebhookParams{Name: "h", URL: "https://ok.example.com/h", Event: r.svc.EventName(EventChargeCreated)})
+	is.NoErr(err)
+	for i := range charges {
+		_, err := r.svc.CreateCharge(ctx, CreateChargeParams{CorrelationID: fmt.Sprint("c", i), Value: 100})
+		is.NoErr(err)
+	}
+	evs, err := r.svc.Events(ctx, 0, 100)
+	is.NoErr(err)
+	for _, e := range evs {
+		if e.Name == r.hook.Event {
+			r.ids = append(r.ids, webhookMessageID(r.hook.ID, e.Seq))
+			r.seqs = append(r.seqs, e.Seq)
+		}
+	}
+	is.Equal(len(r.ids), charges)
+	return r
+}
+
+// settled checks that svc recorded attempts attempts of r's webhook and owes nothing.
+func (r *claimAheadRun) settled(t *testing.T, svc *Service, attempts int) {
+	t.Helper()
+	is := is.New(t)
+	_, page, err := svc.ListWebhookAttempts(context.Background(), r.hook.ID, ListParams{})
+	is.NoErr(err)
+	is.Equal(page.TotalCount, attempts)
+	lag, err := svc.OutboxLag(context.Background())
+	is.NoErr(err)
+	is.Equal(lag, OutboxLag{}) // nothing owed
+}
+
+// within is the next value of ch, failing t with what after a guard against a hang (not a
+// wait for time to pass).
+func within[T any](t *testing.T, ch <-chan T, what string) T {
+	t.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-time.After(10 * time.Second):
+		t.Fatal(what)
+		var zero T
+		return zero
+	}
+}
+
+// sorted is a sorted copy of ss.
+func sorted(ss []string) []string {
+	ss = slices.Clone(ss)
+	slices.Sort(ss)
+	return ss
+}
+
 // TestDeliverWebhook_ClaimAhead: with one process on the store, a run holds up to three
 // windows claimed, sends no more than the window at once, and a process that stops with
 // events claimed ahead and never sent leaves them owed: the next process sends each of
@@ -98,44 +169,21 @@ func TestDeliverWebhook_ClaimAhead(t *testing.T) {
 	is := is.New(t)
 	ctx := context.Background()
 	st := memory.New()
-	clock := NewManualClock(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC))
 	held := &heldSender{entered: make(chan string, 16), release: make(chan struct{})}
-	recorded := make(chan WebhookAttempt, 16)
-	a, err := New(st, Options{Clock: clock, WebhookSender: held, WebhookInFlight: 2,
-		OnWebhookAttempt: func(at WebhookAttempt) { recorded <- at }})
-	is.NoErr(err)
+	r := newClaimAheadRun(t, st, held, 8)
+	a := r.svc
 	is.Equal(a.core.webhooks.claimAhead(), 3) // no leases: claims ahead
-	w, err := a.CreateWebhook(ctx, CreateWebhookParams{Name: "h", URL: "https://ok.example.com/h", Event: a.EventName(EventChargeCreated)})
-	is.NoErr(err)
-	const charges = 8
-	for i := range charges {
-		_, err := a.CreateCharge(ctx, CreateChargeParams{CorrelationID: fmt.Sprint("c", i), Value: 100})
-		is.NoErr(err)
-	}
-	next := func() string {
-		t.Helper()
-		select {
-		case id := <-held.entered:
-			return id
-		case <-time.After(10 * time.Second): // a guard against a hang, not a wait for time
-			t.Fatal("no delivery started")
-			return ""
-		}
-	}
 	runCtx, stop := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() { done <- a.RunWebhooks(runCtx) }()
-	first := next()
+	is.Equal(within(t, held.entered, "no delivery started"), r.ids[0])
 	held.release <- struct{}{} // delivered: the window grows to two
-	second, third := next(), next()
-	select { // the step that records the first, and claims ahead, has committed
-	case at := <-recorded:
-		is.Equal(webhookMessageID(w.ID, at.Seq), first)
-	case <-time.After(10 * time.Second): // a guard against a hang, not a wait for time
-		t.Fatal("the first delivery was not recorded")
-	}
+	flying := []string{within(t, held.entered, "no delivery started"), within(t, held.entered, "no delivery started")}
+	is.Equal(sorted(flying), sorted(r.ids[1:3])) // the next two
+	// the step that records the first, and claims ahead, has committed
+	is.Equal(within(t, r.recorded, "the first delivery was not recorded").Seq, r.seqs[0])
 	var rec webhookRecord
-	is.NoErr(a.view(ctx, func(t *txn) error { return t.get(collWebhooks, w.ID, "webhook", &rec) }))
+	is.NoErr(a.view(ctx, func(t *txn) error { return t.get(collWebhooks, r.hook.ID, "webhook", &rec) }))
 	is.Equal(len(rec.Open), 6) // two being sent, four claimed ahead: three windows
 	stop()                     // the process stops with them unrecorded
 	is.NoErr(<-done)
@@ -144,34 +192,11 @@ func TestDeliverWebhook_ClaimAhead(t *testing.T) {
 	held.mu.Unlock()
 
 	rs := &recordingSender{}
-	b, err := New(st, Options{Clock: clock, WebhookSender: rs})
+	b, err := New(st, Options{Clock: r.clock, WebhookSender: rs})
 	is.NoErr(err)
 	is.NoErr(b.RunWebhooks(ctx))
-	evs, err := b.Events(ctx, 0, 100)
-	is.NoErr(err)
-	var want []string
-	for _, e := range evs {
-		if e.Name == w.Event {
-			want = append(want, webhookMessageID(w.ID, e.Seq))
-		}
-	}
-	is.Equal(len(want), charges)
-	is.Equal(first, want[0])
-	flying, sent := []string{second, third}, slices.Clone(want[1:3])
-	slices.Sort(flying)
-	slices.Sort(sent)
-	is.Equal(flying, sent) // in flight when it stopped: the next two
-	got := rs.got()
-	slices.Sort(got)
-	rest := slices.Clone(want[1:])
-	slices.Sort(rest)
-	is.Equal(got, rest) // the seven not recorded, each once: in flight, claimed ahead and new
-	_, page, err := b.ListWebhookAttempts(ctx, w.ID, ListParams{})
-	is.NoErr(err)
-	is.Equal(page.TotalCount, charges) // one attempt each
-	lag, err := b.OutboxLag(ctx)
-	is.NoErr(err)
-	is.Equal(lag, OutboxLag{}) // nothing owed
+	is.Equal(sorted(rs.got()), sorted(r.ids[1:])) // the seven not recorded, each once: in flight, claimed ahead and new
+	r.settled(t, b, len(r.ids))                   // one attempt each
 }
 
 // gatedStore holds every Update while closed, signalling each one that waits on waiting.
@@ -190,6 +215,10 @@ func (g *gatedStore) Update(ctx context.Context, fn func(store.Tx) error) error 
 	return g.Store.Update(ctx, fn)
 }
 
+func newGatedStore() *gatedStore {
+	return &gatedStore{Store: memory.New(), waiting: make(chan struct{}, 16), open: make(chan struct{})}
+}
+
 // TestDeliverWebhook_SendsWhileStepWaits: a step runs beside the sends. While its
 // transaction waits (here, held at the store; on a busy machine, behind the signatures),
 // a send that ends is followed at once by an event claimed ahead, not after the commit.
@@ -198,82 +227,35 @@ func (g *gatedStore) Update(ctx context.Context, fn func(store.Tx) error) error 
 func TestDeliverWebhook_SendsWhileStepWaits(t *testing.T) {
 	t.Parallel()
 	is := is.New(t)
-	ctx := context.Background()
-	st := &gatedStore{Store: memory.New(), waiting: make(chan struct{}, 16), open: make(chan struct{})}
-	clock := NewManualClock(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC))
+	st := newGatedStore()
 	held := &heldSender{entered: make(chan string, 16), release: make(chan struct{})}
-	recorded := make(chan WebhookAttempt, 16)
-	a, err := New(st, Options{Clock: clock, WebhookSender: held, WebhookInFlight: 2,
-		OnWebhookAttempt: func(at WebhookAttempt) { recorded <- at }})
-	is.NoErr(err)
-	w, err := a.CreateWebhook(ctx, CreateWebhookParams{Name: "h", URL: "https://ok.example.com/h", Event: a.EventName(EventChargeCreated)})
-	is.NoErr(err)
-	const charges = 8
-	for i := range charges {
-		_, err := a.CreateCharge(ctx, CreateChargeParams{CorrelationID: fmt.Sprint("c", i), Value: 100})
-		is.NoErr(err)
-	}
-	guard := func(what string) { // a guard against a hang, not a wait for time
-		t.Helper()
-		t.Fatal(what)
-	}
-	next := func() string {
-		t.Helper()
-		select {
-		case id := <-held.entered:
-			return id
-		case <-time.After(10 * time.Second):
-			guard("no delivery started")
-			return ""
-		}
-	}
+	r := newClaimAheadRun(t, st, held, 8)
+	next := func() string { t.Helper(); return within(t, held.entered, "no delivery started") }
 	done := make(chan error, 1)
-	go func() { done <- a.RunWebhooks(ctx) }()
+	go func() { done <- r.svc.RunWebhooks(context.Background()) }()
 	seen := []string{next()}
 	held.release <- struct{}{} // delivered: the window grows to two
 	seen = append(seen, next(), next())
-	select { // the step that recorded the first, and claimed ahead, has committed
-	case <-recorded:
-	case <-time.After(10 * time.Second):
-		guard("the first delivery was not recorded")
-	}
+	within(t, r.recorded, "the first delivery was not recorded") // its step, which claimed ahead, has committed
 
 	st.closed.Store(true)      // from now on a step waits at the store
 	held.release <- struct{}{} // one of the two ends: the next starts
 	seen = append(seen, next())
 	held.release <- struct{}{} // the other ends: the next starts, and a step begins to record the two
 	seen = append(seen, next())
-	select {
-	case <-st.waiting: // the step waits
-	case <-time.After(10 * time.Second):
-		guard("no step began")
-	}
+	within(t, st.waiting, "no step began")
 	held.release <- struct{}{}  // a send ends while the step waits
 	seen = append(seen, next()) // and a queued event goes at once
 
 	st.closed.Store(false)
 	close(st.open)      // the step goes through
 	close(held.release) // and every send ends
-	for len(seen) < charges {
+	for len(seen) < len(r.ids) {
 		seen = append(seen, next())
 	}
 	is.NoErr(<-done)
-	evs, err := a.Events(ctx, 0, 100)
-	is.NoErr(err)
-	var want []string
-	for _, e := range evs {
-		if e.Name == w.Event {
-			want = append(want, webhookMessageID(w.ID, e.Seq))
-		}
-	}
-	slices.Sort(seen)
-	is.Equal(seen, want) // each sent once
-	_, page, err := a.ListWebhookAttempts(ctx, w.ID, ListParams{})
-	is.NoErr(err)
-	is.Equal(page.TotalCount, charges) // and recorded once
-	lag, err := a.OutboxLag(ctx)
-	is.NoErr(err)
-	is.Equal(lag, OutboxLag{}) // nothing owed
+	is.Equal(sorted(seen), sorted(r.ids)) // each sent once
+	r.settled(t, r.svc, len(r.ids))
 }
 
 // keyedSender holds each delivery (not the test call) until the test answers it by its
@@ -316,78 +298,32 @@ func TestDeliverWebhook_FailureDuringStep(t *testing.T) {
 	t.Parallel()
 	is := is.New(t)
 	ctx := context.Background()
-	st := &gatedStore{Store: memory.New(), waiting: make(chan struct{}, 16), open: make(chan struct{})}
-	clock := NewManualClock(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC))
+	st := newGatedStore()
 	ks := &keyedSender{entered: make(chan string, 16), answer: map[string]chan int{}}
-	recorded := make(chan WebhookAttempt, 16)
-	a, err := New(st, Options{Clock: clock, WebhookSender: ks, WebhookInFlight: 2,
-		OnWebhookAttempt: func(at WebhookAttempt) { recorded <- at }})
-	is.NoErr(err)
-	w, err := a.CreateWebhook(ctx, CreateWebhookParams{Name: "h", URL: "https://ok.example.com/h", Event: a.EventName(EventChargeCreated)})
-	is.NoErr(err)
-	const charges = 8
-	for i := range charges {
-		_, err := a.CreateCharge(ctx, CreateChargeParams{CorrelationID: fmt.Sprint("c", i), Value: 100})
-		is.NoErr(err)
-	}
-	evs, err := a.Events(ctx, 0, 100)
-	is.NoErr(err)
-	var ids []string // the deliveries' webhook-ids, in outbox order
-	var seqs []uint64
-	for _, e := range evs {
-		if e.Name == w.Event {
-			ids = append(ids, webhookMessageID(w.ID, e.Seq))
-			seqs = append(seqs, e.Seq)
-		}
-	}
-	is.Equal(len(ids), charges)
-	wait := func(ch <-chan string, what string) string {
-		t.Helper()
-		select {
-		case id := <-ch:
-			return id
-		case <-time.After(10 * time.Second): // a guard against a hang, not a wait for time
-			t.Fatal(what)
-			return ""
-		}
-	}
-	attempt := func() WebhookAttempt {
-		t.Helper()
-		select {
-		case at := <-recorded:
-			return at
-		case <-time.After(10 * time.Second):
-			t.Fatal("no attempt recorded")
-			return WebhookAttempt{}
-		}
-	}
+	r := newClaimAheadRun(t, st, ks, 8)
+	ids := r.ids
+	next := func() string { t.Helper(); return within(t, ks.entered, "no delivery") }
 	answer := func(i, status int) { ks.ch(ids[i]) <- status }
 
 	done := make(chan error, 1)
-	go func() { done <- a.RunWebhooks(ctx) }()
-	is.Equal(wait(ks.entered, "no delivery"), ids[0])
+	go func() { done <- r.svc.RunWebhooks(ctx) }()
+	is.Equal(next(), ids[0])
 	answer(0, 200) // the window grows to two: the next two go
-	got := []string{wait(ks.entered, "no delivery"), wait(ks.entered, "no delivery")}
-	slices.Sort(got)
-	is.Equal(got, ids[1:3])
-	is.Equal(attempt().Seq, seqs[0]) // recorded, with the next four claimed ahead
+	is.Equal(sorted([]string{next(), next()}), sorted(ids[1:3]))
+	is.Equal(within(t, r.recorded, "no attempt recorded").Seq, r.seqs[0]) // recorded, with the next four claimed ahead
 
 	st.closed.Store(true) // steps wait at the store from now on
 	answer(1, 200)
-	is.Equal(wait(ks.entered, "no delivery"), ids[3])
+	is.Equal(next(), ids[3])
 	answer(2, 200) // two ended: a step begins, and waits
-	is.Equal(wait(ks.entered, "no delivery"), ids[4])
-	select {
-	case <-st.waiting:
-	case <-time.After(10 * time.Second):
-		t.Fatal("no step began")
-	}
+	is.Equal(next(), ids[4])
+	within(t, st.waiting, "no step began")
 	answer(3, 500) // fails while the step waits: the window falls to one
 
 	st.closed.Store(false)
-	close(st.open)                            // the step goes through, with what it claimed
-	for at := attempt(); at.Seq != seqs[3]; { // the next step records the failure
-		at = attempt()
+	close(st.open) // the step goes through, with what it claimed
+	for at := within(t, r.recorded, "no attempt recorded"); at.Seq != r.seqs[3]; {
+		at = within(t, r.recorded, "no attempt recorded") // until the next step records the failure
 	}
 	answer(4, 200) // the last one out ends (only now: ended before the failure, it would start the next)
 	is.NoErr(<-done)
@@ -396,27 +332,21 @@ func TestDeliverWebhook_FailureDuringStep(t *testing.T) {
 		t.Fatalf("%s was sent behind a failed event", id)
 	default:
 	}
-	lag, err := a.OutboxLag(ctx)
+	lag, err := r.svc.OutboxLag(ctx)
 	is.NoErr(err)
 	is.Equal(lag.Webhooks, 1) // the failed event and those behind it are owed
 
-	clock.Advance(webhookRetryBase) // the retry is due
-	go func() { done <- a.RunWebhooks(ctx) }()
-	is.Equal(wait(ks.entered, "no retry"), ids[3]) // the failed one goes first, alone
+	r.clock.Advance(webhookRetryBase) // the retry is due
+	go func() { done <- r.svc.RunWebhooks(ctx) }()
+	is.Equal(next(), ids[3]) // the failed one goes first, alone
 	answer(3, 200)
 	var rest []string
 	for range ids[5:] {
-		id := wait(ks.entered, "no delivery")
+		id := next()
 		rest = append(rest, id)
 		ks.ch(id) <- 200
 	}
 	is.NoErr(<-done)
-	slices.Sort(rest)
-	is.Equal(rest, ids[5:]) // then the rest, each once
-	_, page, err := a.ListWebhookAttempts(ctx, w.ID, ListParams{})
-	is.NoErr(err)
-	is.Equal(page.TotalCount, charges+1) // one attempt each, two for the failed one
-	lag, err = a.OutboxLag(ctx)
-	is.NoErr(err)
-	is.Equal(lag, OutboxLag{}) // nothing owed
+	is.Equal(sorted(rest), sorted(ids[5:])) // then the rest, each once
+	r.settled(t, r.svc, len(ids)+1)         // one attempt each, two for the failed one
 }

@@ -83,17 +83,26 @@ func TestGroupCommit_ReadsSeeEarlierWrites(t *testing.T) {
 	}))
 }
 
+// openWithRecord is a new store holding record "x" of collection "c" and company "co", with
+// the unique key "k"; it is closed when the test ends.
+func openWithRecord(t *testing.T) (*bolt.Store, store.Record) {
+	t.Helper()
+	is := is.New(t)
+	s, err := bolt.Open(filepath.Join(t.TempDir(), "test.db"))
+	is.NoErr(err)
+	t.Cleanup(func() { s.Close() })
+	r := store.Record{ID: "x", Data: []byte(`{"n":1}`), Keys: []string{"k"}, Indexes: []store.Index{{Name: "all", Sort: "1"}}}
+	is.NoErr(s.Update(context.Background(), func(tx store.Tx) error { return tx.Insert("c", "co", r) }))
+	return s, r
+}
+
 // Unchanged (store.DataComparer) tells a record stored with the data it was read with
 // from one changed or deleted since, by id or by unique key, in the transaction's own
 // writes too, and a record that is still missing from one that appeared.
 func TestTx_Unchanged(t *testing.T) {
 	is := is.New(t)
 	ctx := context.Background()
-	s, err := bolt.Open(filepath.Join(t.TempDir(), "test.db"))
-	is.NoErr(err)
-	defer s.Close()
-	r := store.Record{ID: "x", Data: []byte(`{"n":1}`), Keys: []string{"k"}, Indexes: []store.Index{{Name: "all", Sort: "1"}}}
-	is.NoErr(s.Update(ctx, func(tx store.Tx) error { return tx.Insert("c", "co", r) }))
+	s, r := openWithRecord(t)
 	var got []bool
 	is.NoErr(s.Update(ctx, func(tx store.Tx) error { // is stays out: the function runs on the writer's goroutine
 		dc := tx.(store.DataComparer)
@@ -129,11 +138,7 @@ func TestTx_Unchanged(t *testing.T) {
 func TestTx_IDByKey(t *testing.T) {
 	is := is.New(t)
 	ctx := context.Background()
-	s, err := bolt.Open(filepath.Join(t.TempDir(), "test.db"))
-	is.NoErr(err)
-	defer s.Close()
-	r := store.Record{ID: "x", Data: []byte(`{"n":1}`), Keys: []string{"k"}, Indexes: []store.Index{{Name: "all", Sort: "1"}}}
-	is.NoErr(s.Update(ctx, func(tx store.Tx) error { return tx.Insert("c", "co", r) }))
+	s, _ := openWithRecord(t)
 	type answer struct {
 		id    string
 		found bool
