@@ -269,18 +269,20 @@ var errNoSender = errors.New("no WebhookSender")
 // outcomes of several deliveries share one commit.
 //
 // A step runs beside the sends, one at a time: while its transaction waits for the writer
-// and the disk, the run goes on starting the events claimed before it, so the signing
-// cores do not wait for a commit. (Run in turn, a step began once the sends were all out,
-// and the cores stood idle from the last of them ending to the step's commit:
-// BenchmarkWebhookDeliveryFloor's trace showed the cores idle 8% of the time that way.) A
-// step starts once half the window's sends have ended, or fewer than a window's events
-// wait to be sent and there is room to claim more. Without leases (one process owns the
-// store) a run claims ahead: up to claimAhead windows are claimed, and a claimed event
-// waits in the run's queue for a send to end, so the next send starts at once. Claimed
-// events are Open: a crash, or ctx ending, leaves them owed, sent by a later pass, the
-// sends in flight stopping unrecorded. A step that began before a send failed claims
-// events the failure would have held back: they are not sent (dropped, Open still), and
-// wait behind the failed one.
+// and the disk, the run goes on starting the events claimed before it, so the sends do not
+// wait for a commit. (Run in turn, a step began with every claimed event out, and the
+// sends that ended during its commit were not replaced until it came back: the trace of
+// BenchmarkWebhookDeliveryFloor showed 15 of 16 senders waiting for a job while the step's
+// commit waited; BenchmarkWebhookDeliverySlowCommit shows what it costs when commits are
+// slow.) A step starts once as many sends have ended as are still out, and at least half
+// the window, or once fewer than a window's events wait to be sent and there is room to
+// claim half a window more. Without leases (one process owns the store) a run claims
+// ahead: up to claimAhead windows are claimed, and a claimed event waits in the run's
+// queue for a send to end, so the next send starts at once. Claimed events are Open: a
+// crash, or ctx ending, leaves them owed, sent by a later pass, the sends in flight
+// stopping unrecorded. A step that began before a send failed claims events the failure
+// would have held back: they are not sent (dropped, Open still), and wait behind the
+// failed one.
 func (s *Service) deliverWebhook(ctx context.Context, id string) error {
 	wc := s.core.webhooks
 	run := &webhookRun{flying: map[uint64]bool{}, window: 1}
