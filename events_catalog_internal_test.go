@@ -28,9 +28,9 @@ func TestEvents_Catalogue(t *testing.T) {
 		EventPixAutomaticApproved, EventPixAutomaticRejected, EventPixAutomaticCobrCreated, EventPixAutomaticCobrApproved, // and Pix Automático's
 		EventPixAutomaticCobrRejected, EventPixAutomaticCobrCompleted, EventPixAutomaticTryRejected, EventPixAutomaticTryRequested}
 	paid := []string{EventChargeCompleted, EventChargeNotSamePayer, EventTransactionReceived}
-	is.Equal(sortedNames(bare), sortedNames(refunds)) // the refund events' real names
-	is.Equal(sortedNames(withPix), sortedNames(paid)) // the payloads with "pix"
-	is.Equal(len(eventsByName), len(events))          // no name twice
+	is.Equal(sorted(bare), sorted(refunds))  // the refund events' real names
+	is.Equal(sorted(withPix), sorted(paid))  // the payloads with "pix"
+	is.Equal(len(eventsByName), len(events)) // no name twice
 
 	for _, vendor := range []string{DefaultVendor, "woovi"} {
 		s := &Service{core: &core{vendor: vendor}}
@@ -77,7 +77,8 @@ func TestPayloadPix(t *testing.T) {
 	is.True(err != nil) // not JSON
 }
 
-func sortedNames(s []string) []string {
+// sorted is a sorted copy of s.
+func sorted(s []string) []string {
 	s = slices.Clone(s)
 	slices.Sort(s)
 	return s

@@ -3,7 +3,6 @@ package payments
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -151,13 +150,6 @@ func within[T any](t *testing.T, ch <-chan T, what string) T {
 		var zero T
 		return zero
 	}
-}
-
-// sorted is a sorted copy of ss.
-func sorted(ss []string) []string {
-	ss = slices.Clone(ss)
-	slices.Sort(ss)
-	return ss
 }
 
 // TestDeliverWebhook_ClaimAhead: with one process on the store, a run holds up to three
