@@ -10,7 +10,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/pprof"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -253,13 +252,14 @@ func loopbackOnly(next http.Handler) http.Handler {
 	})
 }
 
-// adminHandler is the operator listener's handler.
-func adminHandler(svc *payments.Service, m *metrics, rec *reconciler, log *slog.Logger) http.Handler {
+// adminHandler is the operator listener's handler; args is the process's command line, as
+// /debug/pprof/cmdline shows it (redacted).
+func adminHandler(svc *payments.Service, m *metrics, rec *reconciler, log *slog.Logger, args []string) http.Handler {
 	m.reg.MustRegister(newOutboxCollector(svc), newBankCollector(svc))
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelError)}))
 	mux.HandleFunc("/debug/pprof/", pprof.Index)
-	mux.Handle("/debug/pprof/cmdline", handleCmdline(os.Args))
+	mux.Handle("/debug/pprof/cmdline", handleCmdline(args))
 	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
 	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
 	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)

@@ -5,7 +5,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strings"
 	"testing"
 
@@ -21,13 +20,11 @@ import (
 func TestAdmin_CmdlineRedacted(t *testing.T) {
 	t.Parallel()
 	is := is.New(t)
-	saved := os.Args
-	t.Cleanup(func() { os.Args = saved })
-	os.Args = []string{"server", "-addr", "127.0.0.1:8080", "-db", "postgres://app:db-s3cret@db.internal:5432/payments",
+	args := []string{"server", "-addr", "127.0.0.1:8080", "-db", "postgres://app:db-s3cret@db.internal:5432/payments",
 		"-rail", "apipix", "--psp-client-secret", "client-s3cret", "-psp-webhook-secret=hook-s3cret", "-tick", "1s"}
 	svc, err := payments.New(memory.New(), payments.Options{})
 	is.NoErr(err)
-	h := adminHandler(svc, newMetrics(), nil, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	h := adminHandler(svc, newMetrics(), nil, slog.New(slog.NewTextHandler(io.Discard, nil)), args) // not os.Args: the other tests run beside this one
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, httptest.NewRequest("GET", "/debug/pprof/cmdline", nil))
 	is.Equal(rec.Code, http.StatusOK)

@@ -200,7 +200,7 @@ func TestAdmin_BackupUnsupported(t *testing.T) {
 	is := is.New(t)
 	svc, err := payments.New(storetest.Rerun(memory.New()), payments.Options{})
 	is.NoErr(err)
-	h := adminHandler(svc, newMetrics(), nil, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	h := adminHandler(svc, newMetrics(), nil, slog.New(slog.NewTextHandler(io.Discard, nil)), nil)
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, httptest.NewRequest("GET", "/backup", nil))
 	is.Equal(rec.Code, http.StatusNotImplemented)                        // no snapshot

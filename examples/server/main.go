@@ -533,7 +533,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 	log.Info("listening", "addr", ln.Addr().String(), "db", redactDB(cfg.db), "base_url", baseURL, "tick", cfg.tick)
 
 	if adminLn != nil {
-		admin := adminHandler(svc, m, rec, log)
+		admin := adminHandler(svc, m, rec, log, os.Args)
 		if !cfg.adminAllowRemote {
 			admin = loopbackOnly(admin) // see there: with remote access allowed, names vary
 		}
