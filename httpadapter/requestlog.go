@@ -39,7 +39,7 @@ const maxRequestID = 64
 //
 // It is on the hot path, so it does little: one small wrapper of the ResponseWriter, an id
 // made from a per-process random prefix and a counter (no randomness per request), and
-// slog.LogAttrs. The route is read from r.Pattern after the handler ran: the mux sets it on
+// one slog record handed to the handler. The route is read from r.Pattern after the handler ran: the mux sets it on
 // the request it is given, which is this one, since nothing before the mux replaces the
 // request.
 func requestLog(log *slog.Logger, onRequest func(RequestInfo), next http.Handler) http.Handler {
@@ -59,10 +59,14 @@ func requestLog(log *slog.Logger, onRequest func(RequestInfo), next http.Handler
 			// Also after a panic that recoverPanics let through (http.ErrAbortHandler): the
 			// line is still written, with the status sent so far.
 			info := RequestInfo{ID: id, Method: r.Method, Route: r.Pattern, Status: sw.status(), Duration: time.Since(start)}
-			if log != nil {
-				log.LogAttrs(context.Background(), slog.LevelInfo, "request",
-					slog.String("request_id", info.ID), slog.String("method", info.Method), slog.String("route", info.Route),
+			if h := logHandler(log); h != nil {
+				// A record made here, as Logger.LogAttrs makes it but with no caller's
+				// pc: LogAttrs walks the stack for one (runtime.Callers) on every line,
+				// and the caller would be this middleware anyway.
+				rec := slog.NewRecord(time.Now(), slog.LevelInfo, "request", 0)
+				rec.AddAttrs(slog.String("request_id", info.ID), slog.String("method", info.Method), slog.String("route", info.Route),
 					slog.Int("status", info.Status), slog.Duration("duration", info.Duration))
+				_ = h.Handle(context.Background(), rec) // as LogAttrs: a handler's error is its own
 			}
 			if onRequest != nil {
 				onRequest(info)
@@ -70,6 +74,14 @@ func requestLog(log *slog.Logger, onRequest func(RequestInfo), next http.Handler
 		}()
 		next.ServeHTTP(sw, r)
 	})
+}
+
+// logHandler is log's handler when log is on at Info, else nil.
+func logHandler(log *slog.Logger) slog.Handler {
+	if log == nil || !log.Handler().Enabled(context.Background(), slog.LevelInfo) {
+		return nil
+	}
+	return log.Handler()
 }
 
 // saneRequestID reports whether an incoming id may be echoed and logged: 1 to
