@@ -448,3 +448,35 @@ func list[T any](t *txn, collection string, q store.Query, setID func(*T, string
 	}
 	return out, page.Total, nil
 }
+
+// filterList is list for the values of q's range of which keep keeps: it reads the whole
+// range in q's order and pages what it keeps as q asks, counting it. It is for ranges
+// that are few by nature (a charge's transactions, an event's delivery attempts), where a
+// filter does not need an index of its own.
+func filterList[T any](t *txn, collection string, q store.Query, setID func(*T, string), keep func(*T) (bool, error)) ([]T, int, error) {
+	skip, limit := q.Skip, q.Limit
+	q.Skip, q.Limit, q.NoTotal = 0, MaxLimit, true
+	kept := []T{}
+	for {
+		vs, _, err := list(t, collection, q, setID)
+		if err != nil {
+			return nil, 0, err
+		}
+		for i := range vs {
+			ok, err := keep(&vs[i])
+			if err != nil {
+				return nil, 0, err
+			}
+			if ok {
+				kept = append(kept, vs[i])
+			}
+		}
+		if len(vs) < q.Limit {
+			break
+		}
+		q.Skip += len(vs)
+	}
+	total := len(kept)
+	kept = kept[min(skip, total):]
+	return kept[:min(limit, len(kept))], total, nil
+}

@@ -186,30 +186,12 @@ func (t *txn) listByWebhook(index string, has bool, q store.Query) ([]Transactio
 // withdrawal's index with (has) or without a webhook audit entry: it reads them all in
 // q's range and order (a charge has a Pix and its refunds) and pages what it keeps.
 func (t *txn) filterByWebhook(index string, has bool, q store.Query) ([]Transaction, int, error) {
-	skip, limit := q.Skip, q.Limit
-	q.Skip, q.Limit, q.NoTotal = 0, MaxLimit, true
-	kept := []Transaction{}
-	for {
-		xs, _, err := list(t, collTransactions, q, func(x *Transaction, id string) { x.ID = id })
-		if err != nil {
-			return nil, 0, err
+	return filterList(t, collTransactions, q, func(x *Transaction, id string) { x.ID = id }, func(x *Transaction) (bool, error) {
+		if err := t.withWebhookSent(x); err != nil {
+			return false, err
 		}
-		for i := range xs {
-			if err := t.withWebhookSent(&xs[i]); err != nil {
-				return nil, 0, err
-			}
-			if len(xs[i].WebhookSent) > 0 == has {
-				kept = append(kept, xs[i])
-			}
-		}
-		if len(xs) < q.Limit {
-			break
-		}
-		q.Skip += len(xs)
-	}
-	total := len(kept)
-	kept = kept[min(skip, total):]
-	return kept[:min(limit, len(kept))], total, nil
+		return len(x.WebhookSent) > 0 == has, nil
+	})
 }
 
 // isSmallIndex says whether ListTransactions filters the index's transactions by

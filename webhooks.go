@@ -517,19 +517,24 @@ func (s *Service) ListWebhookAttempts(ctx context.Context, id string, p ListPara
 // outbox number), newest first: to every webhook, or to the webhook webhookID when it is
 // not empty. Attempts recorded before this listing existed are not found by it (only by
 // ListWebhookAttempts).
+//
+// One event's attempts are few (its webhooks' tries), so those to one webhook are picked
+// from the event's own (filterList): attempts have no index per event and webhook. Those
+// recorded before have one ("seq:N|webhook:ID"), now unread.
 func (s *Service) ListEventWebhookAttempts(ctx context.Context, seq uint64, webhookID string, p ListParams) ([]WebhookAttempt, PageInfo, error) {
 	p, err := p.check()
 	if err != nil {
 		return nil, PageInfo{}, err
 	}
-	index := attemptSeqIndex(seq)
-	if webhookID != "" {
-		index += "|webhook:" + webhookID
-	}
 	var out []WebhookAttempt
 	var total int
 	err = s.view(ctx, func(t *txn) error {
-		out, total, err = list(t, collWebhookAttempts, p.query(index), func(a *WebhookAttempt, rid string) { a.ID = rid })
+		q, setID := p.query(attemptSeqIndex(seq)), func(a *WebhookAttempt, rid string) { a.ID = rid }
+		if webhookID == "" {
+			out, total, err = list(t, collWebhookAttempts, q, setID)
+			return err
+		}
+		out, total, err = filterList(t, collWebhookAttempts, q, setID, func(a *WebhookAttempt) (bool, error) { return a.WebhookID == webhookID, nil })
 		return err
 	})
 	return out, p.info(total), err
@@ -537,13 +542,15 @@ func (s *Service) ListEventWebhookAttempts(ctx context.Context, seq uint64, webh
 
 func attemptSeqIndex(seq uint64) string { return "seq:" + seqID(seq) }
 
-// insertAttempt stores a, listed per webhook (ListWebhookAttempts), per event and per
-// event and webhook (ListEventWebhookAttempts), each by time.
+// insertAttempt stores a, listed per webhook (ListWebhookAttempts) and per event
+// (ListEventWebhookAttempts), each by time. Every delivery writes one, so it keeps no
+// third index per event and webhook: that listing filters the event's. Without it
+// BenchmarkWebhookDeliveryFloor wrote 10.8-11.0 KB of pages per delivery, against
+// 11.6-11.9 with it (three alternating pairs).
 func (t *txn) insertAttempt(a WebhookAttempt) error {
 	at := sortTime(a.Time) + a.ID
-	bySeq := attemptSeqIndex(a.Seq)
 	return t.insert(collWebhookAttempts, a.ID, "webhook attempt", a, nil, []store.Index{
-		{Name: "webhook:" + a.WebhookID, Sort: at}, {Name: bySeq, Sort: at}, {Name: bySeq + "|webhook:" + a.WebhookID, Sort: at}})
+		{Name: "webhook:" + a.WebhookID, Sort: at}, {Name: attemptSeqIndex(a.Seq), Sort: at}})
 }
 
 // queueWebhook puts the webhook's queue entry at at and stores the webhook.

@@ -515,6 +515,20 @@ func TestService_ListEventWebhookAttempts(t *testing.T) {
 		is.Equal(got[0].WebhookID, a.ID)
 		is.Equal(got[0].Outcome, "delivered") // the newest
 		is.Equal(got[1].Outcome, "retry")
+		got, page, err = e.svc.ListEventWebhookAttempts(ctx, c1, a.ID, payments.ListParams{Skip: 1, Limit: 1})
+		is.NoErr(err)
+		is.Equal(len(got), 1) // one webhook's, paged
+		is.Equal(got[0].Outcome, "retry")
+		is.Equal(got[0].WebhookID, a.ID)
+		is.Equal(page.TotalCount, 2)
+		is.True(!page.HasNextPage)
+		got, page, err = e.svc.ListEventWebhookAttempts(ctx, c1, b.ID, payments.ListParams{Limit: 1})
+		is.NoErr(err)
+		is.Equal(len(got), 1)
+		is.Equal(got[0].WebhookID, b.ID)
+		is.Equal(got[0].Outcome, "delivered") // the other webhook's newest
+		is.Equal(page.TotalCount, 2)
+		is.True(page.HasNextPage)
 		got, _, err = e.svc.ListEventWebhookAttempts(ctx, c2, b.ID, payments.ListParams{})
 		is.NoErr(err)
 		is.Equal(len(got), 1) // c2 went at once
