@@ -404,8 +404,9 @@ func newFloorRecorder(b *testing.B) *floorRecorder {
 
 // floorBatch is the records a commit of the recording floor keeps: a window of sends
 // (DefaultWebhookInFlight). A writer that committed whatever had come in whenever it was
-// free committed once per one or two deliveries on a 2-core machine, ten times as often as
-// the service (which commits about once per 15), and so was no floor.
+// free made groups only as large as what came in during a commit, against the service's
+// window (about one commit per 15 deliveries), and was slower than the service at times:
+// no floor.
 const floorBatch = payments.DefaultWebhookInFlight
 
 // write commits what came in, floorBatch records at a time (the last batch when in is
