@@ -669,7 +669,7 @@ func (s *Service) migrateChargeIndexes(ctx context.Context) error {
 			if c.Customer == nil && c.Subscription == "" {
 				return nil
 			}
-			return t.put(collCharges, id, "charge", *c, c.keys(), c.indexes()) // as stored, renamed
+			return t.put(collCharges, id, "charge", chargeRecord{c}, c.keys(), c.indexes()) // as stored, renamed
 		})
 	})
 }
@@ -725,7 +725,7 @@ func (t *txn) chargeByID(id string) (Charge, error) {
 // saved.
 func (t *txn) saveCharge(c *Charge) error {
 	c.UpdatedAt = t.now
-	return t.put(collCharges, c.ID, "charge", *c, c.keys(), c.indexes())
+	return t.put(collCharges, c.ID, "charge", chargeRecord{c}, c.keys(), c.indexes())
 }
 
 // ListCharges returns charges newest first, with the status a read shows now: a charge past

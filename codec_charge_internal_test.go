@@ -10,6 +10,7 @@ import (
 	"github.com/matryer/is"
 
 	"github.com/pixfoundry/payments/internal/wiretime"
+	"github.com/pixfoundry/payments/store"
 )
 
 // TestChargeJSON_SameAsEncodingJSON checks that codec_charge.go writes, byte for byte,
@@ -68,6 +69,37 @@ func TestChargeJSON_SameAsEncodingJSON(t *testing.T) {
 			same(t, &ev)
 		}
 	})
+}
+
+// TestChargeRecord_LeavesOutDerived: a charge's record (appendChargeRecord) is the charge's
+// JSON without paymentLinkUrl, qrCodeImage and paymentMethods, and decodes to the charge
+// with those three at their zero values, for charges with every field set and with fields
+// left zero at random.
+func TestChargeRecord_LeavesOutDerived(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(3, 3))
+	for i := range 300 {
+		var c Charge
+		fill(reflect.ValueOf(&c).Elem(), r, min(float64(i)/300, 0.4)) // the first with every field set
+		is := is.NewRelaxed(t)
+		var full, rec map[string]json.RawMessage
+		is.NoErr(json.Unmarshal(appendCharge(nil, &c), &full))
+		stored, err := marshal(chargeRecord{&c}) // as insertCharge and saveCharge store it
+		is.NoErr(err)
+		is.NoErr(json.Unmarshal(stored, &rec))
+		for _, key := range []string{"paymentLinkUrl", "qrCodeImage", "paymentMethods"} {
+			_, ok := full[key]
+			is.True(ok) // the charge's JSON has it
+			delete(full, key)
+		}
+		is.Equal(rec, full) // the record: every other field, as the charge's JSON has it
+
+		var got, want Charge // want: the charge's JSON decoded (invalid UTF-8 becomes U+FFFD in both)
+		is.NoErr(decode(store.Record{ID: "x", Data: stored}, &got))
+		is.NoErr(decode(store.Record{ID: "x", Data: appendCharge(nil, &c)}, &want))
+		want.PaymentLinkURL, want.QRCodeImage, want.PaymentMethods = "", "", PaymentMethods{}
+		is.Equal(string(appendCharge(nil, &got)), string(appendCharge(nil, &want))) // decodes to the charge less the three
+	}
 }
 
 // Values the filler picks from: strings that need escaping of every kind, and times in

@@ -46,7 +46,7 @@ type durable struct {
 // values as its bbolt file holds them (TestKeysFloorWritesWhatTheServerWrites checks them
 // against the server's), and its replies.
 const (
-	recordSize   = 1175
+	recordSize   = 973
 	eventSize    = 2020
 	replySize    = 1753
 	getReplySize = 1506 // GET of the load script's charge (no comment)
