@@ -3,7 +3,6 @@ package payments
 import (
 	"context"
 	"encoding/json"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -11,7 +10,6 @@ import (
 	"github.com/matryer/is"
 
 	"github.com/pixfoundry/payments/store"
-	"github.com/pixfoundry/payments/store/bolt"
 )
 
 // TestChargeRecords_V1File opens a bbolt file written by the version whose charge records
@@ -25,8 +23,7 @@ func TestChargeRecords_V1File(t *testing.T) {
 	t.Parallel()
 	is := is.New(t)
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "payments.db")
-	gunzipTo(t, "testdata/charges-v1.db.gz", path)
+	st := openGzipped(t, "testdata/charges-v1.db.gz")
 	var want struct {
 		Gets []struct {
 			ID  string
@@ -38,9 +35,6 @@ func TestChargeRecords_V1File(t *testing.T) {
 	is.NoErr(json.Unmarshal(gunzipped(t, "testdata/charges-v1.json.gz"), &want))
 	is.Equal(len(want.Gets), 5)
 
-	st, err := bolt.Open(path)
-	is.NoErr(err)
-	t.Cleanup(func() { st.Close() })
 	clock := NewManualClock(time.Date(2026, 11, 29, 12, 6, 0, 0, time.UTC)) // the generator's time at its reads
 	svc, err := New(st, Options{Clock: clock})
 	is.NoErr(err)

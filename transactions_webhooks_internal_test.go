@@ -31,8 +31,7 @@ func TestMigrateTransactionWebhooks_V1File(t *testing.T) {
 	t.Parallel()
 	is := is.New(t)
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "payments.db")
-	gunzipTo(t, "testdata/transactions-v1.db.gz", path)
+	st := openGzipped(t, "testdata/transactions-v1.db.gz")
 	var want []struct {
 		Filter TransactionFilter
 		Got    []Transaction
@@ -41,9 +40,6 @@ func TestMigrateTransactionWebhooks_V1File(t *testing.T) {
 	is.NoErr(json.Unmarshal(gunzipped(t, "testdata/transactions-v1.json.gz"), &want))
 	is.Equal(len(want), 27)
 
-	st, err := bolt.Open(path)
-	is.NoErr(err)
-	t.Cleanup(func() { st.Close() })
 	legacy := 0 // transactions carrying their audit before the migration
 	is.NoErr(st.View(ctx, func(tx store.Tx) error {
 		for _, co := range companiesIn(t, tx) {
@@ -149,9 +145,18 @@ func gunzipped(t *testing.T, name string) []byte {
 	return b
 }
 
-func gunzipTo(t *testing.T, name, path string) {
+// openGzipped opens, as a bbolt store closed when t ends, a copy of the gzipped file
+// name (a file written by an earlier version, in testdata).
+func openGzipped(t *testing.T, name string) *bolt.Store {
 	t.Helper()
+	path := filepath.Join(t.TempDir(), "payments.db")
 	if err := os.WriteFile(path, gunzipped(t, name), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	st, err := bolt.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
 }
