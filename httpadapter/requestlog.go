@@ -39,9 +39,9 @@ const maxRequestID = 64
 //
 // It is on the hot path, so it does little: one small wrapper of the ResponseWriter, an id
 // made from a per-process random prefix and a counter (no randomness per request), and
-// one slog record handed to the handler. The route is read from r.Pattern after the handler ran: the mux sets it on
-// the request it is given, which is this one, since nothing before the mux replaces the
-// request.
+// one slog record handed to the handler. The route is read from r.Pattern after the
+// handler ran: the mux sets it on the request it is given, which is this one, since
+// nothing before the mux replaces the request.
 func requestLog(log *slog.Logger, onRequest func(RequestInfo), next http.Handler) http.Handler {
 	ids := newRequestIDs()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -78,10 +78,13 @@ func requestLog(log *slog.Logger, onRequest func(RequestInfo), next http.Handler
 
 // logHandler is log's handler when log is on at Info, else nil.
 func logHandler(log *slog.Logger) slog.Handler {
-	if log == nil || !log.Handler().Enabled(context.Background(), slog.LevelInfo) {
+	if log == nil {
 		return nil
 	}
-	return log.Handler()
+	if h := log.Handler(); h.Enabled(context.Background(), slog.LevelInfo) {
+		return h
+	}
+	return nil
 }
 
 // saneRequestID reports whether an incoming id may be echoed and logged: 1 to

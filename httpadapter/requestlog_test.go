@@ -98,6 +98,25 @@ func TestRequestLog(t *testing.T) {
 	}
 }
 
+// A request log whose handler is off at Info writes no line; OnRequest still hears of the
+// request, and the id is still answered.
+func TestRequestLog_LevelAboveInfo(t *testing.T) {
+	t.Parallel()
+	is := is.New(t)
+	var buf bytes.Buffer
+	heard := 0
+	s := newServer(t, httpadapter.Options{
+		RequestLog: slog.New(slog.NewJSONHandler(&buf, &slog.HandlerOptions{Level: slog.LevelWarn})),
+		OnRequest:  func(httpadapter.RequestInfo) { heard++ },
+	})
+	rec := httptest.NewRecorder()
+	s.h.ServeHTTP(rec, httptest.NewRequest("GET", "/health", nil))
+	is.Equal(rec.Code, http.StatusOK)
+	is.Equal(buf.Len(), 0)                                       // nothing logged
+	is.Equal(heard, 1)                                           // OnRequest called
+	is.True(rec.Header().Get(httpadapter.RequestIDHeader) != "") // the id answered
+}
+
 // Without RequestLog nothing is logged and no id is set.
 func TestRequestLog_Off(t *testing.T) {
 	t.Parallel()
