@@ -397,7 +397,11 @@ func newFloorRecorder(b *testing.B) *floorRecorder {
 	}
 	r := &floorRecorder{in: make(chan payments.WebhookAttempt, floorCharges), done: make(chan error, 1)}
 	go func() {
-		r.done <- errors.Join(r.write(db), db.Close())
+		n, err := r.write(db)
+		if err == nil && n != floorCharges {
+			err = fmt.Errorf("recording floor: %d records committed, want %d", n, floorCharges)
+		}
+		r.done <- errors.Join(err, db.Close())
 	}()
 	return r
 }
@@ -410,8 +414,9 @@ func newFloorRecorder(b *testing.B) *floorRecorder {
 const floorBatch = payments.DefaultWebhookInFlight
 
 // write commits what came in, floorBatch records at a time (the last batch when in is
-// closed), until in is closed and drained.
-func (r *floorRecorder) write(db *bbolt.DB) error {
+// closed), until in is closed and drained, and returns how many records it committed.
+func (r *floorRecorder) write(db *bbolt.DB) (int, error) {
+	n := 0
 	batch := make([]payments.WebhookAttempt, 0, floorBatch)
 	for open := true; open; {
 		batch = batch[:0]
@@ -444,10 +449,11 @@ func (r *floorRecorder) write(db *bbolt.DB) error {
 			return nil
 		})
 		if err != nil {
-			return err
+			return n, err
 		}
+		n += len(batch)
 	}
-	return nil
+	return n, nil
 }
 
 // record hands the attempt of delivery d to the writer; it does not wait for its commit.
