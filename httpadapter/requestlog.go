@@ -58,12 +58,13 @@ func requestLog(log *slog.Logger, onRequest func(RequestInfo), next http.Handler
 		defer func() {
 			// Also after a panic that recoverPanics let through (http.ErrAbortHandler): the
 			// line is still written, with the status sent so far.
-			info := RequestInfo{ID: id, Method: r.Method, Route: r.Pattern, Status: sw.status(), Duration: time.Since(start)}
+			end := time.Now()
+			info := RequestInfo{ID: id, Method: r.Method, Route: r.Pattern, Status: sw.status(), Duration: end.Sub(start)}
 			if h := logHandler(log); h != nil {
 				// A record made here, as Logger.LogAttrs makes it but with no caller's
 				// pc: LogAttrs walks the stack for one (runtime.Callers) on every line,
 				// and the caller would be this middleware anyway.
-				rec := slog.NewRecord(time.Now(), slog.LevelInfo, "request", 0)
+				rec := slog.NewRecord(end, slog.LevelInfo, "request", 0)
 				rec.AddAttrs(slog.String("request_id", info.ID), slog.String("method", info.Method), slog.String("route", info.Route),
 					slog.Int("status", info.Status), slog.Duration("duration", info.Duration))
 				_ = h.Handle(context.Background(), rec) // as LogAttrs: a handler's error is its own

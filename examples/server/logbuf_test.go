@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/matryer/is"
 )
@@ -16,7 +17,7 @@ func TestLineWriter(t *testing.T) {
 	t.Parallel()
 	is := is.New(t)
 	var out lockedBuffer
-	w := newLineWriter(&out)
+	w := newLineWriter(&out, gatherFor)
 	var wg sync.WaitGroup
 	for g := range 8 {
 		wg.Go(func() {
@@ -52,7 +53,7 @@ func TestLineWriter_Behind(t *testing.T) {
 	t.Parallel()
 	is := is.New(t)
 	var out lockedBuffer
-	w := newLineWriter(&out)
+	w := newLineWriter(&out, gatherFor)
 	w.outMu.Lock() // the output is stuck
 	line := bytes.Repeat([]byte("y"), 4096)
 	line[len(line)-1] = '\n'
@@ -80,4 +81,32 @@ func TestLineWriter_Behind(t *testing.T) {
 	<-wrote
 	is.NoErr(w.Close())
 	is.Equal(len(out.String()), (maxBuffered/len(line)+1)*len(line)) // every line, once
+}
+
+// A batch is written once flushAt bytes have gathered, however long its lines may wait,
+// and a lone line once its wait is over (none here), each without Close.
+func TestLineWriter_Gathers(t *testing.T) {
+	t.Parallel()
+	is := is.New(t)
+	out := &notifyWriter{wrote: make(chan string, 16)}
+	w := newLineWriter(out, time.Hour)
+	line := strings.Repeat("z", 1023) + "\n"
+	for range flushAt / len(line) {
+		_, _ = w.Write([]byte(line))
+	}
+	is.Equal(len(<-out.wrote), flushAt) // the whole batch, in one write, within the hour
+	is.NoErr(w.Close())
+
+	w = newLineWriter(out, 0)
+	_, _ = w.Write([]byte("lone\n"))
+	is.Equal(<-out.wrote, "lone\n")
+	is.NoErr(w.Close())
+}
+
+// notifyWriter hands each write to a channel.
+type notifyWriter struct{ wrote chan string }
+
+func (n *notifyWriter) Write(p []byte) (int, error) {
+	n.wrote <- string(p)
+	return len(p), nil
 }
