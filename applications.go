@@ -1,6 +1,7 @@
 package payments
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"crypto/subtle"
@@ -317,15 +318,28 @@ func (t *txn) otherActiveApplication(companyID, clientID string) (bool, error) {
 // DeactivateApplication returns; another process sees a deactivation within authCacheTTL
 // (applications_cache.go).
 func (s *Service) Authenticate(ctx context.Context, appID string) (*Service, error) {
-	clientID, secret, ok := parseAppID(appID)
+	var buf [2 * maxAppIDLen]byte // decoded here: an App ID the cache knows costs no allocation but the Service
+	client, secret, ok := parseAppID(&buf, appID)
 	if !ok {
 		return nil, unauthorized()
 	}
-	secretHash := sha256.Sum256([]byte(secret))
+	secretHash := sha256.Sum256(secret)
 	now := s.now()
-	if companyID, ok := s.core.auth.lookup(clientID, secretHash, now); ok {
+	if companyID, ok := s.core.auth.lookup(client, secretHash, now); ok {
 		return &Service{core: s.core, company: companyID}, nil
 	}
+	clientID := string(client)
+	companyID, err := s.authenticateStored(ctx, clientID, secretHash, now)
+	if err != nil {
+		return nil, err
+	}
+	return &Service{core: s.core, company: companyID}, nil
+}
+
+// authenticateStored is Authenticate for an App ID the cache does not hold: the company of
+// clientID's application when secretHash is its secret's, read from the store and then
+// cached.
+func (s *Service) authenticateStored(ctx context.Context, clientID string, secretHash [sha256.Size]byte, now time.Time) (string, error) {
 	epoch := authEpoch.Load() // before the read: a deactivation after it makes the entry stale
 	var companyID string
 	err := s.view(ctx, func(t *txn) error {
@@ -355,26 +369,28 @@ func (s *Service) Authenticate(ctx context.Context, appID string) (*Service, err
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return "", err
 	}
 	s.core.auth.add(clientID, secretHash, companyID, now, epoch)
-	return &Service{core: s.core, company: companyID}, nil
+	return companyID, nil
 }
 
-// parseAppID splits an App ID into client id and secret. It accepts standard base64 with
-// or without padding, and surrounding spaces.
-func parseAppID(appID string) (clientID, secret string, ok bool) {
+// parseAppID splits an App ID into client id and secret, both in buf (the App ID copied
+// to its first half, decoded into its second). It accepts standard base64 with or without
+// padding, and surrounding spaces.
+func parseAppID(buf *[2 * maxAppIDLen]byte, appID string) (clientID, secret []byte, ok bool) {
 	appID = strings.TrimSpace(appID)
 	if appID == "" || len(appID) > maxAppIDLen {
-		return "", "", false
+		return nil, nil, false
 	}
-	raw, err := base64.RawStdEncoding.DecodeString(strings.TrimRight(appID, "="))
+	src := append(buf[:0:maxAppIDLen], strings.TrimRight(appID, "=")...)
+	raw, err := base64.RawStdEncoding.AppendDecode(buf[maxAppIDLen:maxAppIDLen], src)
 	if err != nil {
-		return "", "", false
+		return nil, nil, false
 	}
-	clientID, secret, ok = strings.Cut(string(raw), ":")
-	if !ok || clientID == "" || secret == "" {
-		return "", "", false
+	clientID, secret, ok = bytes.Cut(raw, []byte(":"))
+	if !ok || len(clientID) == 0 || len(secret) == 0 {
+		return nil, nil, false
 	}
 	return clientID, secret, true
 }

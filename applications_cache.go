@@ -68,11 +68,11 @@ func newAuthCache(size int, ttl time.Duration) *authCache {
 
 // lookup returns the company of clientID when an entry verified in the current epoch, less
 // than ttl before now, holds the hash of secret.
-func (c *authCache) lookup(clientID string, secretHash [sha256.Size]byte, now time.Time) (string, bool) {
+func (c *authCache) lookup(clientID []byte, secretHash [sha256.Size]byte, now time.Time) (string, bool) {
 	epoch := authEpoch.Load()
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	i, ok := c.index[clientID]
+	i, ok := c.index[string(clientID)]
 	if !ok {
 		return "", false
 	}

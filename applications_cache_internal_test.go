@@ -60,7 +60,7 @@ func TestAuthCache_Bounded(t *testing.T) {
 	hash := func(s string) [sha256.Size]byte { return sha256.Sum256([]byte(s)) }
 	epoch := authEpoch.Load()
 	add := func(id string) { c.add(id, hash(id), "co-"+id, now, epoch) }
-	has := func(id string) bool { _, ok := c.lookup(id, hash(id), now); return ok }
+	has := func(id string) bool { _, ok := c.lookup([]byte(id), hash(id), now); return ok }
 
 	for i := range 4 {
 		add(fmt.Sprint("c", i))
@@ -78,17 +78,17 @@ func TestAuthCache_Bounded(t *testing.T) {
 		add(fmt.Sprint("c", i))
 		is.True(c.len() <= 4) // whatever the pattern
 	}
-	co, ok := c.lookup("c49", hash("c49"), now)
+	co, ok := c.lookup([]byte("c49"), hash("c49"), now)
 	is.True(ok)
 	is.Equal(co, "co-c49") // the newest is always in, with its company
 
-	_, ok = c.lookup("c49", hash("c49"), now.Add(-time.Second))
+	_, ok = c.lookup([]byte("c49"), hash("c49"), now.Add(-time.Second))
 	is.True(!ok) // a clock moved back does not extend an entry's life
-	_, ok = c.lookup("c49", hash("c49"), now.Add(time.Minute))
+	_, ok = c.lookup([]byte("c49"), hash("c49"), now.Add(time.Minute))
 	is.True(!ok) // nor is one used at its TTL
 
 	c.add("stale", hash("stale"), "co", now, epoch-1)
-	_, ok = c.lookup("stale", hash("stale"), now)
+	_, ok = c.lookup([]byte("stale"), hash("stale"), now)
 	is.True(!ok) // a verification from before a deactivation is not cached
 }
 

@@ -290,7 +290,9 @@ func limitBody(max int64, next http.Handler) http.Handler {
 			encode(w, http.StatusBadRequest, errorBody{Error: fmt.Sprintf("request body with Content-Encoding %q is not accepted: send it uncompressed", ce)})
 			return
 		}
-		r.Body = http.MaxBytesReader(w, r.Body, max)
+		if r.Body != http.NoBody { // net/http's body of a request that has none: nothing to bound
+			r.Body = http.MaxBytesReader(w, r.Body, max)
+		}
 		next.ServeHTTP(w, r)
 	})
 }

@@ -317,6 +317,13 @@ type tx struct {
 // call: for the bbolt calls that read a key and do not keep it (Get, Delete) or copy it
 // (Put), and map look-ups, which copy what they keep. It saves an allocation per key.
 func (t *tx) key(parts ...string) []byte {
+	n := 0
+	for _, p := range parts {
+		n += len(p) + 2
+	}
+	if cap(t.kb) < n { // once per transaction, mostly, rather than as append grows it
+		t.kb = make([]byte, 0, max(2*n, 128))
+	}
 	t.kb = t.kb[:0]
 	for _, p := range parts {
 		t.kb = appendComponent(t.kb, p)
