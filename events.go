@@ -226,7 +226,7 @@ func eventTimeSort(at time.Time, seq uint64) string {
 
 // appendEventTime appends eventTimeSort's part before the sequence number.
 func appendEventTime(b []byte, at time.Time) []byte {
-	return append(at.UTC().AppendFormat(b, sortTimeLayout), '|')
+	return append(appendSortTime(b, at), '|')
 }
 
 // eventJSON is the stored form of an Event, written out directly: marshalling an Event

@@ -3,6 +3,7 @@ package payments
 import (
 	"time"
 
+	"github.com/pixfoundry/payments/internal/wiretime"
 	"github.com/pixfoundry/payments/store"
 )
 
@@ -11,7 +12,16 @@ import (
 
 // sortTime formats t so that bytewise order is time order (fixed width, UTC).
 func sortTime(t time.Time) string {
-	return t.UTC().Format(sortTimeLayout)
+	return string(appendSortTime(make([]byte, 0, len(sortTimeLayout)), t))
+}
+
+// appendSortTime appends sortTime's text of t.
+func appendSortTime(b []byte, t time.Time) []byte {
+	t = t.UTC()
+	if out, ok := wiretime.AppendFixed(b, t, 9); ok {
+		return append(out, 'Z')
+	}
+	return t.AppendFormat(b, sortTimeLayout) // a year the width does not hold
 }
 
 // sortTimeLayout is the fixed-width layout of sortTime, whose bytewise order is time order.

@@ -23,12 +23,69 @@ const Layout = "2006-01-02T15:04:05.000Z07:00"
 func Append(b []byte, t time.Time) []byte {
 	b = append(b, '"')
 	if t.Nanosecond()%int(time.Millisecond) == 0 {
-		b = t.AppendFormat(b, Layout)
+		b = appendLayout(b, t)
 	} else {
 		b = t.AppendFormat(b, time.RFC3339Nano)
 	}
 	return append(b, '"')
 }
+
+// appendLayout appends t with Layout, as t.AppendFormat(b, Layout) does, without its walk
+// of the layout string (a fifth of a charge reply's encoding in a profile of the get
+// load); offsets with seconds and years outside 0 to 9999 go to AppendFormat itself.
+// TestAppend_AsAppendFormat compares the two on random times.
+func appendLayout(b []byte, t time.Time) []byte {
+	_, offset := t.Zone()
+	if offset%60 != 0 {
+		return t.AppendFormat(b, Layout)
+	}
+	out, ok := AppendFixed(b, t, 3)
+	if !ok {
+		return t.AppendFormat(b, Layout)
+	}
+	if offset == 0 {
+		return append(out, 'Z')
+	}
+	sign := byte('+')
+	if offset < 0 {
+		sign, offset = '-', -offset
+	}
+	out = append(out, sign)
+	out = append2(out, offset/3600)
+	out = append(out, ':')
+	return append2(out, offset/60%60)
+}
+
+// AppendFixed appends t's date and clock in its own location, "2006-01-02T15:04:05",
+// then a '.' and the first digits (1 to 9) of its fraction of a second: the fixed-width
+// part of Layout and of the store's sort keys, written as t.AppendFormat writes it. For a
+// year outside 0 to 9999, which that width does not hold, it appends nothing and reports
+// false.
+func AppendFixed(b []byte, t time.Time, digits int) ([]byte, bool) {
+	year, month, day := t.Date()
+	if year < 0 || year > 9999 {
+		return b, false
+	}
+	hour, minute, sec := t.Clock()
+	b = append(b, byte('0'+year/1000), byte('0'+year/100%10), byte('0'+year/10%10), byte('0'+year%10), '-')
+	b = append2(b, int(month))
+	b = append(b, '-')
+	b = append2(b, day)
+	b = append(b, 'T')
+	b = append2(b, hour)
+	b = append(b, ':')
+	b = append2(b, minute)
+	b = append(b, ':')
+	b = append2(b, sec)
+	b = append(b, '.')
+	frac := t.Nanosecond()
+	for div := 100_000_000; digits > 0; div, digits = div/10, digits-1 {
+		b = append(b, byte('0'+frac/div%10))
+	}
+	return b, true
+}
+
+func append2(b []byte, n int) []byte { return append(b, byte('0'+n/10), byte('0'+n%10)) }
 
 // Keys are the JSON names of the time fields of the payments package's and the HTTP
 // adapter's replies and event payloads: the values Fix rewrites. Only a string under one

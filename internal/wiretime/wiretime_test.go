@@ -3,6 +3,7 @@ package wiretime_test
 import (
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
@@ -20,6 +21,30 @@ func TestAppend(t *testing.T) {
 	is.Equal(string(wiretime.Append(nil, at.In(time.FixedZone("", -3*3600)))), `"2026-11-27T11:50:34.310-03:00"`)
 	// Finer than a millisecond: every digit, so a stored record keeps it.
 	is.Equal(string(wiretime.Append(nil, at.Add(123))), `"2026-11-27T14:50:34.310000123Z"`)
+}
+
+// TestAppend_AsAppendFormat: Append writes at millisecond precision exactly what
+// AppendFormat(Layout) writes, for random times over years -50 to 10050 (those outside 0 to
+// 9999 go to AppendFormat itself) in UTC, the local zone and offsets of any size under a
+// day, seconds included.
+func TestAppend_AsAppendFormat(t *testing.T) {
+	is := is.New(t)
+	rng := rand.New(rand.NewPCG(31, 2026))
+	lo := time.Date(-50, 1, 1, 0, 0, 0, 0, time.UTC).Unix()
+	hi := time.Date(10050, 1, 1, 0, 0, 0, 0, time.UTC).Unix()
+	zones := []*time.Location{time.UTC, time.Local, time.FixedZone("BRT", -3*3600), time.FixedZone("", 5*3600+45*60)}
+	for i := range 200_000 {
+		at := time.Unix(lo+rng.Int64N(hi-lo), int64(rng.IntN(1000))*int64(time.Millisecond))
+		zone := zones[i%len(zones)]
+		if i%5 == 4 { // any offset under a day, in seconds
+			zone = time.FixedZone("", rng.IntN(2*86400-1)-86399)
+		}
+		at = at.In(zone)
+		want := `"` + at.Format(wiretime.Layout) + `"`
+		if got := string(wiretime.Append(nil, at)); got != want {
+			is.Equal(got, want) // the first one that differs
+		}
+	}
 }
 
 func TestFix(t *testing.T) {
@@ -138,4 +163,32 @@ func BenchmarkFix(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkAppend: one time as a reply writes it, and as the store's sort keys write it
+// (nine fraction digits), each against AppendFormat with the same layout.
+func BenchmarkAppend(b *testing.B) {
+	at := time.Date(2026, 11, 27, 14, 50, 34, 310_000_000, time.UTC)
+	buf := make([]byte, 0, 64)
+	b.Run("Append", func(b *testing.B) {
+		for b.Loop() {
+			buf = wiretime.Append(buf[:0], at)
+		}
+	})
+	b.Run("AppendFormat", func(b *testing.B) {
+		for b.Loop() {
+			buf = append(at.AppendFormat(append(buf[:0], '"'), wiretime.Layout), '"')
+		}
+	})
+	b.Run("AppendFixed9", func(b *testing.B) {
+		for b.Loop() {
+			buf, _ = wiretime.AppendFixed(buf[:0], at, 9)
+			buf = append(buf, 'Z')
+		}
+	})
+	b.Run("AppendFormat9", func(b *testing.B) {
+		for b.Loop() {
+			buf = at.AppendFormat(buf[:0], "2006-01-02T15:04:05.000000000Z")
+		}
+	})
 }
