@@ -31,7 +31,7 @@ func Append(b []byte, t time.Time) []byte {
 }
 
 // appendLayout appends t with Layout, as t.AppendFormat(b, Layout) does, without its walk
-// of the layout string (a fifth of a charge reply's encoding in a profile of the get
+// of the layout string (a quarter of a charge reply's encoding in a profile of the get
 // load); offsets with seconds and years outside 0 to 9999 go to AppendFormat itself.
 // TestAppend_AsAppendFormat compares the two on random times.
 func appendLayout(b []byte, t time.Time) []byte {
