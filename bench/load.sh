@@ -228,3 +228,13 @@ printf '  against signing and sending alone (no store): %.0f/s, ratio %s; %.0f �
 printf '  against signing, sending and keeping each attempt record (synced, a window of sends a commit): %.0f/s, ratio %s; %s of the signing floor; %.0f µs of CPU per delivery\n' \
   "$(echo "$out" | metric floor-rec/s | median)" "$(echo "$out" | metric ratio-rec | spread)" \
   "$(echo "$out" | metric rec/sig | spread)" "$(echo "$out" | metric cpu-µs/rec | median)"
+# The ratio is exactly the product of two: the CPU of a signature over that of a delivery,
+# and the cores the deliveries used over those the signing floor used (a run's CPU per item
+# times its items per second; two for a process that never leaves a core idle).
+split=$(echo "$out" | awk '/^BenchmarkWebhookDeliveryFloor/ {
+  for (i = 2; i <= NF; i++) v[$i] = $(i - 1)
+  printf "%f %f %f %f\n", v["cpu-µs/sig"] / v["cpu-µs/delivery"], v["cpu-µs/delivery"] * v["deliveries/s"] / 1e6,
+    v["cpu-µs/sig"] * v["floor-sig/s"] / 1e6, v["cpu-µs/rec"] * v["floor-rec/s"] / 1e6 }')
+printf '  the ratio split: CPU of a signature / of a delivery %s; cores used by the deliveries %.2f, the signing floor %.2f, the recording floor %.2f\n' \
+  "$(echo "$split" | awk '{print $1}' | spread)" "$(echo "$split" | awk '{print $2}' | median)" \
+  "$(echo "$split" | awk '{print $3}' | median)" "$(echo "$split" | awk '{print $4}' | median)"
